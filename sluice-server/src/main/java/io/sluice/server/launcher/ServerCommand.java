@@ -1,0 +1,107 @@
+package io.sluice.server.launcher;
+
+import io.sluice.server.ServerOptions;
+import io.sluice.server.SluiceServer;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code sluice server}: runs one standalone server in the foreground until Ctrl-C. */
+@Command(
+    name = "server",
+    mixinStandardHelpOptions = true,
+    versionProvider = SluiceVersion.class,
+    description = {
+      "Starts sluice-server in the foreground: standalone, data on local disk.",
+      "HTTP (Nacos Open API) on --port, Nacos gRPC on --port + 1000.",
+      "Stop it with Ctrl-C."
+    })
+final class ServerCommand implements Callable<Integer> {
+  @Option(
+      names = "--port",
+      paramLabel = "PORT",
+      description = "HTTP port; gRPC listens on PORT + 1000 (default: ${DEFAULT-VALUE}).")
+  int port = ServerOptions.DEFAULT_HTTP_PORT;
+
+  @Option(
+      names = "--bind",
+      paramLabel = "ADDRESS",
+      description = "Address to listen on (default: ${DEFAULT-VALUE}).")
+  String bind = ServerOptions.DEFAULT_BIND_ADDRESS;
+
+  @Option(
+      names = "--data-dir",
+      paramLabel = "DIR",
+      description = "Where the durable store lives (default: ./${DEFAULT-VALUE}).")
+  Path dataDir = ServerOptions.DEFAULT_DATA_DIR;
+
+  @Override
+  public Integer call() throws InterruptedException {
+    ServerOptions options;
+    try {
+      options = ServerOptions.builder().httpPort(port).bindAddress(bind).dataDir(dataDir).build();
+    } catch (IllegalArgumentException e) {
+      System.err.println("sluice server: " + e.getMessage());
+      return 2;
+    }
+    SluiceServer server;
+    try {
+      server = SluiceServer.start(options);
+    } catch (RuntimeException e) {
+      System.err.println("sluice server: could not start: " + describe(e));
+      return 1;
+    }
+    printReady(System.out, server);
+
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  System.out.println("sluice server: stopping");
+                  server.close();
+                  System.out.println("sluice server: stopped");
+                  stopped.countDown();
+                },
+                "sluice-shutdown"));
+    stopped.await();
+    return 0;
+  }
+
+  private static void printReady(PrintStream out, SluiceServer server) {
+    ServerOptions options = server.options();
+    String since =
+        ProcessHandle.current()
+            .info()
+            .startInstant()
+            .map(
+                start ->
+                    String.format(
+                        Locale.ROOT,
+                        " in %.2f s",
+                        Duration.between(start, Instant.now()).toMillis() / 1000.0))
+            .orElse("");
+    out.printf(
+        "sluice server ready%s: HTTP %s/nacos, gRPC %s:%d, data %s%n",
+        since,
+        server.httpAddress(),
+        options.bindAddress(),
+        server.httpPort() + ServerOptions.GRPC_PORT_OFFSET,
+        options.dataDir().toAbsolutePath().normalize());
+    out.flush();
+  }
+
+  private static String describe(Throwable e) {
+    StringBuilder message = new StringBuilder(String.valueOf(e.getMessage()));
+    for (Throwable cause = e.getCause(); cause != null; cause = cause.getCause()) {
+      message.append(": ").append(cause.getMessage());
+    }
+    return message.toString();
+  }
+}

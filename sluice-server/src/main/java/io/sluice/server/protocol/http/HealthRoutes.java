@@ -1,0 +1,21 @@
+package io.sluice.server.protocol.http;
+
+import io.vertx.core.http.HttpMethod;
+import io.vertx.ext.web.Router;
+
+/**
+ * Nacos's probe endpoints, which Kubernetes manifests written for Nacos already point at: liveness
+ * says the process serves HTTP, readiness says it can serve clients.
+ */
+final class HealthRoutes {
+  private HealthRoutes() {}
+
+  static void mount(Router router) {
+    router
+        .route(HttpMethod.GET, "/nacos/v1/console/health/liveness")
+        .handler(ctx -> ctx.response().putHeader("Content-Type", "text/plain").end("OK"));
+    router
+        .route(HttpMethod.GET, "/nacos/v1/console/health/readiness")
+        .handler(ctx -> ctx.response().putHeader("Content-Type", "text/plain").end("OK"));
+  }
+}

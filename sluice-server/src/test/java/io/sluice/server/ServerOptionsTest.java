@@ -1,0 +1,34 @@
+package io.sluice.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+
+class ServerOptionsTest {
+  @Test
+  void defaultsToNacosPortsOnLoopbackWithDataUnderTheWorkingDirectory() {
+    ServerOptions options = ServerOptions.builder().build();
+
+    assertThat(options.bindAddress()).isEqualTo("127.0.0.1");
+    assertThat(options.httpPort()).isEqualTo(8848);
+    assertThat(options.dataDir()).isEqualTo(Path.of("data"));
+  }
+
+  @Test
+  void rejectsAPortWhoseGrpcPortWouldNotExist() {
+    assertThatThrownBy(() -> ServerOptions.builder().httpPort(64536))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("between 0 and 64535");
+    assertThatThrownBy(() -> ServerOptions.builder().httpPort(-1))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void rejectsABlankBindAddress() {
+    assertThatThrownBy(() -> ServerOptions.builder().bindAddress(" "))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("bind address");
+  }
+}

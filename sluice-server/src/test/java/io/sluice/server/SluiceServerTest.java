@@ -1,0 +1,51 @@
+package io.sluice.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class SluiceServerTest {
+  private final HttpClient http = HttpClient.newHttpClient();
+
+  @Test
+  void answersTheNacosProbesOnceStarted(@TempDir Path dataDir) throws Exception {
+    try (SluiceServer server =
+        SluiceServer.start(ServerOptions.builder().httpPort(0).dataDir(dataDir).build())) {
+      for (String probe : new String[] {"readiness", "liveness"}) {
+        HttpResponse<String> response = get(server, "/nacos/v1/console/health/" + probe);
+
+        assertThat(response.statusCode()).as(probe).isEqualTo(200);
+        assertThat(response.body()).as(probe).isEqualTo("OK");
+      }
+    }
+  }
+
+  @Test
+  void answersUnknownPathsWithNotFound(@TempDir Path dataDir) throws Exception {
+    try (SluiceServer server =
+        SluiceServer.start(ServerOptions.builder().httpPort(0).dataDir(dataDir).build())) {
+      assertThat(get(server, "/nacos/v1/no/such/thing").statusCode()).isEqualTo(404);
+    }
+  }
+
+  @Test
+  void createsTheDataDirectory(@TempDir Path parent) {
+    Path dataDir = parent.resolve("nested/data");
+    try (SluiceServer server =
+        SluiceServer.start(ServerOptions.builder().httpPort(0).dataDir(dataDir).build())) {
+      assertThat(dataDir).isDirectory();
+    }
+  }
+
+  private HttpResponse<String> get(SluiceServer server, String path) throws Exception {
+    return http.send(
+        HttpRequest.newBuilder(URI.create(server.httpAddress() + path)).build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+}

@@ -1,0 +1,114 @@
+package io.sluice.server.launcher;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.server.testing.FreePorts;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Runs {@code bin/sluice} the way a user does: as a process, stopped with Ctrl-C (SIGINT). */
+class LauncherIT {
+  private static final Path LAUNCHER = Path.of("..", "bin", "sluice").toAbsolutePath().normalize();
+
+  @Test
+  void serverStartsAnswersReadinessAndStopsCleanlyOnCtrlC(@TempDir Path dataDir) throws Exception {
+    int port = FreePorts.httpPortWithFreeGrpcPort();
+    Process process =
+        new ProcessBuilder(
+                LAUNCHER.toString(),
+                "server",
+                "--port",
+                Integer.toString(port),
+                "--data-dir",
+                dataDir.toString())
+            .redirectErrorStream(true)
+            .start();
+    List<String> output = new CopyOnWriteArrayList<>();
+    Thread reader = drain(process, output);
+    try {
+      String ready = awaitLine(output, "sluice server ready", 120);
+      System.out.println("launcher said: " + ready);
+      assertThat(ready)
+          .contains("http://127.0.0.1:" + port + "/nacos")
+          .contains("gRPC 127.0.0.1:" + (port + 1000))
+          .contains(dataDir.toString());
+
+      HttpResponse<String> readiness =
+          HttpClient.newHttpClient()
+              .send(
+                  HttpRequest.newBuilder(
+                          URI.create(
+                              "http://127.0.0.1:" + port + "/nacos/v1/console/health/readiness"))
+                      .build(),
+                  HttpResponse.BodyHandlers.ofString());
+      assertThat(readiness.statusCode()).isEqualTo(200);
+
+      new ProcessBuilder("kill", "-INT", Long.toString(process.pid())).start().waitFor();
+      assertThat(process.waitFor(30, TimeUnit.SECONDS)).as("exits after Ctrl-C").isTrue();
+      reader.join(5_000);
+      assertThat(output).contains("sluice server: stopped");
+      assertThat(dataDir).isDirectory();
+    } finally {
+      process.destroyForcibly();
+    }
+  }
+
+  @Test
+  void helpDescribesTheServerOptions() throws Exception {
+    Process process =
+        new ProcessBuilder(LAUNCHER.toString(), "server", "--help")
+            .redirectErrorStream(true)
+            .start();
+    String help = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+
+    assertThat(process.waitFor(120, TimeUnit.SECONDS)).isTrue();
+    assertThat(process.exitValue()).isZero();
+    assertThat(help).contains("--port=PORT", "--data-dir=DIR", "--bind=ADDRESS");
+  }
+
+  private static Thread drain(Process process, List<String> output) {
+    Thread reader =
+        new Thread(
+            () -> {
+              try (BufferedReader lines =
+                  new BufferedReader(
+                      new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                for (String line; (line = lines.readLine()) != null; ) {
+                  output.add(line);
+                }
+              } catch (IOException ignored) {
+                // The process went away; what was read is in `output`.
+              }
+            },
+            "launcher-output");
+    reader.setDaemon(true);
+    reader.start();
+    return reader;
+  }
+
+  private static String awaitLine(List<String> output, String prefix, int seconds)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+    while (System.nanoTime() < deadline) {
+      for (String line : output) {
+        if (line.startsWith(prefix)) {
+          return line;
+        }
+      }
+      Thread.sleep(50);
+    }
+    throw new AssertionError("no line starting with '" + prefix + "' in: " + output);
+  }
+}
