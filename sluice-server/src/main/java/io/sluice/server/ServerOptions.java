@@ -1,11 +1,12 @@
 package io.sluice.server;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Objects;
 
 /**
- * What a sluice-server instance listens on and where it keeps its data. Immutable; build one with
- * {@link #builder()}.
+ * What a sluice-server instance listens on, where it keeps its data, and its limits. Immutable;
+ * build one with {@link #builder()}.
  *
  * <p>The gRPC port follows Nacos's convention of the HTTP port plus {@value #GRPC_PORT_OFFSET},
  * which is what the official client derives from the address it is given.
@@ -15,15 +16,26 @@ public final class ServerOptions {
   public static final int DEFAULT_HTTP_PORT = 8848;
   public static final int GRPC_PORT_OFFSET = 1000;
   public static final Path DEFAULT_DATA_DIR = Path.of("data");
+  public static final long DEFAULT_MAX_CONTENT_BYTES = 10L * 1024 * 1024;
+  public static final Duration DEFAULT_HISTORY_RETENTION = Duration.ofDays(30);
+  public static final int DEFAULT_MAX_CONNECTIONS = 20_000;
 
   private final String bindAddress;
   private final int httpPort;
+  private final int grpcPort;
   private final Path dataDir;
+  private final long maxContentBytes;
+  private final Duration historyRetention;
+  private final int maxConnections;
 
   private ServerOptions(Builder builder) {
     this.bindAddress = builder.bindAddress;
     this.httpPort = builder.httpPort;
+    this.grpcPort = builder.grpcPort;
     this.dataDir = builder.dataDir;
+    this.maxContentBytes = builder.maxContentBytes;
+    this.historyRetention = builder.historyRetention;
+    this.maxConnections = builder.maxConnections;
   }
 
   public static Builder builder() {
@@ -39,8 +51,34 @@ public final class ServerOptions {
     return httpPort;
   }
 
+  /**
+   * The gRPC port: {@code httpPort + 1000} unless set. When the HTTP port is 0, a gRPC port of 0
+   * also asks for a free one (clients that derive it then cannot find it: tests only).
+   */
+  public int grpcPort() {
+    if (grpcPort >= 0) {
+      return grpcPort;
+    }
+    return httpPort == 0 ? 0 : httpPort + GRPC_PORT_OFFSET;
+  }
+
   public Path dataDir() {
     return dataDir;
+  }
+
+  /** The largest config content accepted, in UTF-8 bytes. */
+  public long maxContentBytes() {
+    return maxContentBytes;
+  }
+
+  /** How long config history is kept. */
+  public Duration historyRetention() {
+    return historyRetention;
+  }
+
+  /** Client connections beyond this are refused. */
+  public int maxConnections() {
+    return maxConnections;
   }
 
   @Override
@@ -49,15 +87,25 @@ public final class ServerOptions {
         + bindAddress
         + ", httpPort="
         + httpPort
+        + ", grpcPort="
+        + grpcPort()
         + ", dataDir="
         + dataDir
+        + ", maxContentBytes="
+        + maxContentBytes
+        + ", historyRetention="
+        + historyRetention
         + '}';
   }
 
   public static final class Builder {
     private String bindAddress = DEFAULT_BIND_ADDRESS;
     private int httpPort = DEFAULT_HTTP_PORT;
+    private int grpcPort = -1;
     private Path dataDir = DEFAULT_DATA_DIR;
+    private long maxContentBytes = DEFAULT_MAX_CONTENT_BYTES;
+    private Duration historyRetention = DEFAULT_HISTORY_RETENTION;
+    private int maxConnections = DEFAULT_MAX_CONNECTIONS;
 
     private Builder() {}
 
@@ -80,8 +128,43 @@ public final class ServerOptions {
       return this;
     }
 
+    /** Overrides the gRPC port (default: HTTP port + 1000). */
+    public Builder grpcPort(int grpcPort) {
+      if (grpcPort < 0 || grpcPort > 65535) {
+        throw new IllegalArgumentException("gRPC port must be between 0 and 65535, was " + grpcPort);
+      }
+      this.grpcPort = grpcPort;
+      return this;
+    }
+
     public Builder dataDir(Path dataDir) {
       this.dataDir = Objects.requireNonNull(dataDir, "dataDir");
+      return this;
+    }
+
+    public Builder maxContentBytes(long maxContentBytes) {
+      if (maxContentBytes < 1 || maxContentBytes > 256L * 1024 * 1024) {
+        throw new IllegalArgumentException(
+            "content limit must be between 1 byte and 256 MiB, was " + maxContentBytes);
+      }
+      this.maxContentBytes = maxContentBytes;
+      return this;
+    }
+
+    public Builder historyRetention(Duration historyRetention) {
+      Objects.requireNonNull(historyRetention, "historyRetention");
+      if (historyRetention.isNegative() || historyRetention.isZero()) {
+        throw new IllegalArgumentException("history retention must be positive");
+      }
+      this.historyRetention = historyRetention;
+      return this;
+    }
+
+    public Builder maxConnections(int maxConnections) {
+      if (maxConnections < 1) {
+        throw new IllegalArgumentException("max connections must be positive");
+      }
+      this.maxConnections = maxConnections;
       return this;
     }
 

@@ -1,66 +1,218 @@
 package io.sluice.server;
 
+import io.sluice.server.config.ConfigHistory;
+import io.sluice.server.config.ConfigService;
+import io.sluice.server.config.ConfigStore;
+import io.sluice.server.config.ConfigValidator;
+import io.sluice.server.config.ConfigWatchers;
+import io.sluice.server.config.grpc.ConfigGrpcHandlers;
+import io.sluice.server.protocol.grpc.ConnectionRegistry;
+import io.sluice.server.protocol.grpc.GrpcServer;
+import io.sluice.server.protocol.grpc.IdleConnectionEjector;
+import io.sluice.server.protocol.grpc.MessageCodec;
+import io.sluice.server.protocol.grpc.RequestRouter;
 import io.sluice.server.protocol.http.HttpApiServer;
+import io.sluice.server.replication.ReplicatedState;
+import io.sluice.server.replication.Replicator;
+import io.sluice.server.replication.ReplicatorFactory;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The root object of a running server: it builds every component from {@link ServerOptions}, starts
- * them in order and closes them in reverse. There is no other global state; tests start as many
- * servers as they like in one JVM.
+ * The root object of a running server: it builds every component from {@link ServerOptions},
+ * starts them in order and closes them in reverse. There is no other global state; tests start as
+ * many servers as they like in one JVM.
  */
 public final class SluiceServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(SluiceServer.class);
 
+  /** Idle-connection detection as Nacos does it: probe after 20 s of silence, wait 5 s. */
+  private static final long CONNECTION_SWEEP_MILLIS = 1_000;
+
+  private static final long CONNECTION_IDLE_MILLIS = 20_000;
+  private static final long CONNECTION_PROBE_MILLIS = 5_000;
+  private static final int MAX_PENDING_PUSHES_PER_CONNECTION = 1_024;
+
   private final ServerOptions options;
-  private final Vertx vertx;
+  private final Deque<AutoCloseable> closeInReverse;
   private final HttpApiServer httpApi;
+  private final GrpcServer grpc;
+  private final Replicator replicator;
+  private final ConfigService config;
+  private final ConnectionRegistry connections;
   private final AtomicBoolean closed = new AtomicBoolean();
 
-  private SluiceServer(ServerOptions options, Vertx vertx, HttpApiServer httpApi) {
+  private SluiceServer(
+      ServerOptions options,
+      Deque<AutoCloseable> closeInReverse,
+      HttpApiServer httpApi,
+      GrpcServer grpc,
+      Replicator replicator,
+      ConfigService config,
+      ConnectionRegistry connections) {
     this.options = options;
-    this.vertx = vertx;
+    this.closeInReverse = closeInReverse;
     this.httpApi = httpApi;
+    this.grpc = grpc;
+    this.replicator = replicator;
+    this.config = config;
+    this.connections = connections;
   }
 
-  /** Starts a server and returns once it serves requests; throws if any part fails to start. */
-  public static SluiceServer start(ServerOptions options) {
+  /**
+   * Starts a server and returns once it listens; it answers "starting" to clients until its store
+   * is ready ({@link #awaitReady}). Throws if any part fails to start, after closing what started.
+   */
+  public static SluiceServer start(ServerOptions options, ReplicatorFactory replication) {
+    Deque<AutoCloseable> started = new ArrayDeque<>();
+    try {
+      return start(options, replication, started);
+    } catch (RuntimeException e) {
+      closeAll(started);
+      throw e;
+    }
+  }
+
+  private static SluiceServer start(
+      ServerOptions options, ReplicatorFactory replication, Deque<AutoCloseable> started) {
     try {
       Files.createDirectories(options.dataDir());
     } catch (IOException e) {
       throw new UncheckedIOException("cannot create data directory " + options.dataDir(), e);
     }
-    // Two event loops match the machines we target; the HTTP API only does CPU work on them.
+    ServerClock clock = ServerClock.SYSTEM;
+    ScheduledThreadPoolExecutor scheduler =
+        new ScheduledThreadPoolExecutor(1, daemonThreads("sluice-scheduler"));
+    scheduler.setRemoveOnCancelPolicy(true);
+    started.push(() -> shutdown(scheduler));
+    ExecutorService fanout = Executors.newSingleThreadExecutor(daemonThreads("sluice-fanout"));
+    started.push(() -> shutdown(fanout));
+
+    ConfigHistory history =
+        ConfigHistory.open(
+            options.dataDir().resolve("config-history"), ConfigHistory.DEFAULT_SEGMENT_BYTES);
+    started.push(history);
+    ConfigWatchers watchers = new ConfigWatchers(fanout);
+    ConfigStore configStore = new ConfigStore(history, watchers);
+    List<ReplicatedState> states = List.of(configStore);
+
+    Replicator replicator = replication.start(options, states);
+    if (replicator instanceof AutoCloseable closeable) {
+      started.push(closeable);
+    }
+    ConfigService config =
+        new ConfigService(
+            configStore,
+            history,
+            watchers,
+            replicator,
+            new ConfigValidator(options.maxContentBytes()),
+            clock);
+    scheduler.scheduleWithFixedDelay(
+        () -> history.purgeOlderThan(clock.currentTimeMillis() - options.historyRetention().toMillis()),
+        1,
+        60,
+        TimeUnit.MINUTES);
+
+    MessageCodec codec = new MessageCodec();
+    RequestRouter router = new RequestRouter(codec);
+    ConnectionRegistry connections =
+        new ConnectionRegistry(
+            clock, codec, options.maxConnections(), MAX_PENDING_PUSHES_PER_CONNECTION);
+    ConfigGrpcHandlers.install(config, router, connections, scheduler);
+
+    int eventLoops = Math.min(2, Runtime.getRuntime().availableProcessors());
+    GrpcServer grpc =
+        GrpcServer.start(
+            options.bindAddress(),
+            options.grpcPort(),
+            eventLoops,
+            maxMessageBytes(options),
+            connections,
+            router,
+            codec,
+            replicator::isReady,
+            clock);
+    started.push(grpc);
+    started.push(
+        new IdleConnectionEjector(
+            connections,
+            clock,
+            scheduler,
+            CONNECTION_SWEEP_MILLIS,
+            CONNECTION_IDLE_MILLIS,
+            CONNECTION_PROBE_MILLIS));
+
     Vertx vertx =
         Vertx.vertx(
             new VertxOptions()
-                .setEventLoopPoolSize(Math.min(2, Runtime.getRuntime().availableProcessors()))
-                .setWorkerPoolSize(4)
+                .setEventLoopPoolSize(eventLoops)
+                .setWorkerPoolSize(2)
                 .setInternalBlockingPoolSize(2));
+    started.push(() -> HttpApiServer.await(vertx.close()));
+    HttpApiServer httpApi = HttpApiServer.start(vertx, options, replicator::isReady);
+    started.push(httpApi);
+    log.debug("started with {}", options);
+    return new SluiceServer(options, started, httpApi, grpc, replicator, config, connections);
+  }
+
+  /**
+   * gRPC refuses larger messages before decoding them. Content is at most the configured limit;
+   * JSON escaping can double it (a newline becomes two characters), plus room for the envelope.
+   */
+  private static int maxMessageBytes(ServerOptions options) {
+    long bytes = options.maxContentBytes() * 2 + 64 * 1024;
+    return (int) Math.min(Integer.MAX_VALUE, bytes);
+  }
+
+  /** Waits until the store is ready to serve; false on timeout. */
+  public boolean awaitReady(long timeout, TimeUnit unit) {
     try {
-      HttpApiServer httpApi = HttpApiServer.start(vertx, options);
-      SluiceServer server = new SluiceServer(options, vertx, httpApi);
-      log.debug("started with {}", options);
-      return server;
-    } catch (RuntimeException e) {
-      vertx.close();
-      throw e;
+      replicator.ready().get(timeout, unit);
+      return true;
+    } catch (Exception e) {
+      return replicator.isReady();
     }
+  }
+
+  public boolean isReady() {
+    return replicator.isReady();
   }
 
   public ServerOptions options() {
     return options;
   }
 
+  public ConfigService config() {
+    return config;
+  }
+
+  public ConnectionRegistry connections() {
+    return connections;
+  }
+
   /** The HTTP port actually bound (differs from the option when it was 0). */
   public int httpPort() {
     return httpApi.port();
+  }
+
+  public int grpcPort() {
+    return grpc.port();
   }
 
   public String httpAddress() {
@@ -72,7 +224,30 @@ public final class SluiceServer implements AutoCloseable {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
-    httpApi.close();
-    HttpApiServer.await(vertx.close());
+    closeAll(closeInReverse);
+  }
+
+  private static void closeAll(Deque<AutoCloseable> started) {
+    while (!started.isEmpty()) {
+      AutoCloseable component = started.pop();
+      try {
+        component.close();
+      } catch (Exception e) {
+        log.warn("error while closing {}", component, e);
+      }
+    }
+  }
+
+  private static void shutdown(ExecutorService executor) throws InterruptedException {
+    executor.shutdownNow();
+    executor.awaitTermination(5, TimeUnit.SECONDS);
+  }
+
+  private static ThreadFactory daemonThreads(String name) {
+    return runnable -> {
+      Thread thread = new Thread(runnable, name);
+      thread.setDaemon(true);
+      return thread;
+    };
   }
 }

@@ -9,6 +9,7 @@ import io.vertx.ext.web.Router;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
 
 /**
  * The HTTP port: Nacos's Open API under {@code /nacos} and, later, the console. Handlers run on the
@@ -23,9 +24,9 @@ public final class HttpApiServer implements AutoCloseable {
     this.server = server;
   }
 
-  public static HttpApiServer start(Vertx vertx, ServerOptions options) {
+  public static HttpApiServer start(Vertx vertx, ServerOptions options, BooleanSupplier ready) {
     Router router = Router.router(vertx);
-    HealthRoutes.mount(router);
+    HealthRoutes.mount(router, ready);
     HttpServer server =
         vertx
             .createHttpServer(
