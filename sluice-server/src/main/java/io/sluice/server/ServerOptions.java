@@ -66,6 +66,14 @@ public final class ServerOptions {
     return dataDir;
   }
 
+  /**
+   * The port Ratis listens on for peers: HTTP port minus 1000, as Nacos places its Raft port
+   * (7848 by default); 0 when the HTTP port is 0.
+   */
+  public int raftPort() {
+    return httpPort == 0 || httpPort < GRPC_PORT_OFFSET ? 0 : httpPort - GRPC_PORT_OFFSET;
+  }
+
   /** The largest config content accepted, in UTF-8 bytes. */
   public long maxContentBytes() {
     return maxContentBytes;

@@ -12,7 +12,10 @@ import io.sluice.server.protocol.grpc.IdleConnectionEjector;
 import io.sluice.server.protocol.grpc.MessageCodec;
 import io.sluice.server.protocol.grpc.RequestRouter;
 import io.sluice.server.protocol.http.HttpApiServer;
+import io.sluice.server.replication.RatisReplicator;
 import io.sluice.server.replication.ReplicatedState;
+import io.sluice.server.replication.ReplicationOptions;
+import io.sluice.server.replication.ReplicationPeer;
 import io.sluice.server.replication.Replicator;
 import io.sluice.server.replication.ReplicatorFactory;
 import io.vertx.core.Vertx;
@@ -72,6 +75,27 @@ public final class SluiceServer implements AutoCloseable {
     this.replicator = replicator;
     this.config = config;
     this.connections = connections;
+  }
+
+  /** Starts a standalone server whose store is a one-peer Ratis group in the data directory. */
+  public static SluiceServer start(ServerOptions options) {
+    return start(options, SluiceServer::startRatis);
+  }
+
+  private static Replicator startRatis(ServerOptions options, List<ReplicatedState> states) {
+    ReplicationOptions replication =
+        ReplicationOptions.builder(options.dataDir().resolve("ratis"))
+            .self(
+                new ReplicationPeer(
+                    ReplicationOptions.DEFAULT_PEER_ID, options.bindAddress(), options.raftPort()))
+            // A command carries the content once, plus its metadata.
+            .maxCommandBytes((int) Math.min(Integer.MAX_VALUE, options.maxContentBytes() + 64 * 1024))
+            .build();
+    try {
+      return RatisReplicator.start(replication, states);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot start the store in " + options.dataDir(), e);
+    }
   }
 
   /**

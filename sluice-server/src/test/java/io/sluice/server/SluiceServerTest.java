@@ -16,7 +16,7 @@ class SluiceServerTest {
   @Test
   void answersTheNacosProbesOnceStarted(@TempDir Path dataDir) throws Exception {
     try (SluiceServer server =
-        SluiceServer.start(ServerOptions.builder().httpPort(0).dataDir(dataDir).build(), (o, s) -> new io.sluice.server.testing.InlineReplicator(s))) {
+        SluiceServer.start(ServerOptions.builder().httpPort(0).dataDir(dataDir).build())) {
       for (String probe : new String[] {"readiness", "liveness"}) {
         HttpResponse<String> response = get(server, "/nacos/v1/console/health/" + probe);
 
@@ -29,7 +29,7 @@ class SluiceServerTest {
   @Test
   void answersUnknownPathsWithNotFound(@TempDir Path dataDir) throws Exception {
     try (SluiceServer server =
-        SluiceServer.start(ServerOptions.builder().httpPort(0).dataDir(dataDir).build(), (o, s) -> new io.sluice.server.testing.InlineReplicator(s))) {
+        SluiceServer.start(ServerOptions.builder().httpPort(0).dataDir(dataDir).build())) {
       assertThat(get(server, "/nacos/v1/no/such/thing").statusCode()).isEqualTo(404);
     }
   }
@@ -38,7 +38,7 @@ class SluiceServerTest {
   void createsTheDataDirectory(@TempDir Path parent) {
     Path dataDir = parent.resolve("nested/data");
     try (SluiceServer server =
-        SluiceServer.start(ServerOptions.builder().httpPort(0).dataDir(dataDir).build(), (o, s) -> new io.sluice.server.testing.InlineReplicator(s))) {
+        SluiceServer.start(ServerOptions.builder().httpPort(0).dataDir(dataDir).build())) {
       assertThat(dataDir).isDirectory();
     }
   }

@@ -52,7 +52,7 @@ final class ServerCommand implements Callable<Integer> {
     }
     SluiceServer server;
     try {
-      server = SluiceServer.start(options, (o, s) -> { throw new IllegalStateException("WIP: replication not wired"); });
+      server = SluiceServer.start(options);
     } catch (RuntimeException e) {
       System.err.println("sluice server: could not start: " + describe(e));
       return 1;

@@ -26,7 +26,7 @@ import io.sluice.server.protocol.grpc.ErrorCodes;
 import io.sluice.server.protocol.grpc.NacosResponse;
 import io.sluice.server.protocol.grpc.RequestContext;
 import io.sluice.server.protocol.grpc.RequestRouter;
-import io.sluice.server.replication.OverloadedException;
+import io.sluice.server.replication.ReplicatorOverloadedException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -229,7 +229,7 @@ public final class ConfigGrpcHandlers implements ConnectionListener {
     if (cause instanceof InvalidConfigException || cause instanceof ConfigTooLargeException) {
       return response.fail(ErrorCodes.INVALID_PARAM, cause.getMessage());
     }
-    if (cause instanceof OverloadedException) {
+    if (cause instanceof ReplicatorOverloadedException) {
       return response.fail(ErrorCodes.OVER_THRESHOLD, cause.getMessage());
     }
     return response.fail(ErrorCodes.SERVER_ERROR, String.valueOf(cause.getMessage()));

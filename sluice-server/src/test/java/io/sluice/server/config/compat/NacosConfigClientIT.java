@@ -10,7 +10,6 @@ import io.sluice.server.ServerOptions;
 import io.sluice.server.SluiceServer;
 import io.sluice.server.config.ContentMd5;
 import io.sluice.server.testing.FreePorts;
-import io.sluice.server.testing.InlineReplicator;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,7 +41,7 @@ class NacosConfigClientIT {
                 .httpPort(FreePorts.httpPortWithFreeGrpcPort())
                 .dataDir(dataDir)
                 .build(),
-            (options, states) -> new InlineReplicator(states));
+            );
     assertThat(server.awaitReady(30, TimeUnit.SECONDS)).isTrue();
   }
 
