@@ -67,8 +67,8 @@ public final class ServerOptions {
   }
 
   /**
-   * The port Ratis listens on for peers: HTTP port minus 1000, as Nacos places its Raft port
-   * (7848 by default); 0 when the HTTP port is 0.
+   * The port Ratis listens on for peers: HTTP port minus 1000, as Nacos places its Raft port (7848
+   * by default); 0 when the HTTP port is 0.
    */
   public int raftPort() {
     return httpPort == 0 || httpPort < GRPC_PORT_OFFSET ? 0 : httpPort - GRPC_PORT_OFFSET;
@@ -139,7 +139,8 @@ public final class ServerOptions {
     /** Overrides the gRPC port (default: HTTP port + 1000). */
     public Builder grpcPort(int grpcPort) {
       if (grpcPort < 0 || grpcPort > 65535) {
-        throw new IllegalArgumentException("gRPC port must be between 0 and 65535, was " + grpcPort);
+        throw new IllegalArgumentException(
+            "gRPC port must be between 0 and 65535, was " + grpcPort);
       }
       this.grpcPort = grpcPort;
       return this;

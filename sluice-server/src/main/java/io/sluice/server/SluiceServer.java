@@ -28,7 +28,6 @@ import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
@@ -37,9 +36,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The root object of a running server: it builds every component from {@link ServerOptions},
- * starts them in order and closes them in reverse. There is no other global state; tests start as
- * many servers as they like in one JVM.
+ * The root object of a running server: it builds every component from {@link ServerOptions}, starts
+ * them in order and closes them in reverse. There is no other global state; tests start as many
+ * servers as they like in one JVM.
  */
 public final class SluiceServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(SluiceServer.class);
@@ -89,7 +88,8 @@ public final class SluiceServer implements AutoCloseable {
                 new ReplicationPeer(
                     ReplicationOptions.DEFAULT_PEER_ID, options.bindAddress(), options.raftPort()))
             // A command carries the content once, plus its metadata.
-            .maxCommandBytes((int) Math.min(Integer.MAX_VALUE, options.maxContentBytes() + 64 * 1024))
+            .maxCommandBytes(
+                (int) Math.min(Integer.MAX_VALUE, options.maxContentBytes() + 64 * 1024))
             .build();
     try {
       return RatisReplicator.start(replication, states);
@@ -148,7 +148,9 @@ public final class SluiceServer implements AutoCloseable {
             new ConfigValidator(options.maxContentBytes()),
             clock);
     scheduler.scheduleWithFixedDelay(
-        () -> history.purgeOlderThan(clock.currentTimeMillis() - options.historyRetention().toMillis()),
+        () ->
+            history.purgeOlderThan(
+                clock.currentTimeMillis() - options.historyRetention().toMillis()),
         1,
         60,
         TimeUnit.MINUTES);

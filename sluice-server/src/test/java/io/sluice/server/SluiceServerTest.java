@@ -17,6 +17,7 @@ class SluiceServerTest {
   void answersTheNacosProbesOnceStarted(@TempDir Path dataDir) throws Exception {
     try (SluiceServer server =
         SluiceServer.start(ServerOptions.builder().httpPort(0).dataDir(dataDir).build())) {
+      assertThat(server.awaitReady(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
       for (String probe : new String[] {"readiness", "liveness"}) {
         HttpResponse<String> response = get(server, "/nacos/v1/console/health/" + probe);
 

@@ -11,9 +11,9 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * A change to the config store, as it travels through the replicated log. Everything apply needs
- * is inside, including the time and the md5 (computed once, by the node that accepted the write),
- * so every replica applies it to the same result.
+ * A change to the config store, as it travels through the replicated log. Everything apply needs is
+ * inside, including the time and the md5 (computed once, by the node that accepted the write), so
+ * every replica applies it to the same result.
  */
 public sealed interface ConfigCommand {
   /** Far above any content the server accepts; a larger length means corrupt input. */
@@ -34,8 +34,8 @@ public sealed interface ConfigCommand {
   /**
    * Publishes a version.
    *
-   * @param casMd5 non-empty for compare-and-set: the publish applies only if the current md5 of
-   *     the targeted version equals it, or the version does not exist (as Nacos does)
+   * @param casMd5 non-empty for compare-and-set: the publish applies only if the current md5 of the
+   *     targeted version equals it, or the version does not exist (as Nacos does)
    */
   record Publish(
       ConfigKey key,

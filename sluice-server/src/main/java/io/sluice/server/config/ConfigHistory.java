@@ -24,8 +24,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Every publish and delete, kept on disk in append-only segment files with a small index in
- * memory, so history costs heap per entry (two longs), not per byte of content.
+ * Every publish and delete, kept on disk in append-only segment files with a small index in memory,
+ * so history costs heap per entry (two longs), not per byte of content.
  *
  * <p>History is derived from the replicated log, not a second source of truth. Ids come from the
  * config store's replicated counter, so replaying the log after a crash produces the same ids and
@@ -237,7 +237,9 @@ public final class ConfigHistory implements AutoCloseable {
       stream.forEach(files::add);
     }
     files.sort(
-        (a, b) -> Integer.compare(ordinalOf(a.getFileName().toString()), ordinalOf(b.getFileName().toString())));
+        (a, b) ->
+            Integer.compare(
+                ordinalOf(a.getFileName().toString()), ordinalOf(b.getFileName().toString())));
     for (Path file : files) {
       int ordinal = ordinalOf(file.getFileName().toString());
       FileChannel channel =

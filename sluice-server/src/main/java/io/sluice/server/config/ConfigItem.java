@@ -20,8 +20,9 @@ public record ConfigItem(
 
   /**
    * The version a client gets, as Nacos decides it: the beta version if the client's IP is listed
-   * (the IP it reports, or the one the network shows: either may be what an operator lists), else the version of the requested tag (none if that tag does not exist), else the version of
-   * the {@code Vipserver-Tag} header's tag if it exists, else the formal version.
+   * (the IP it reports, or the one the network shows: either may be what an operator lists), else
+   * the version of the requested tag (none if that tag does not exist), else the version of the
+   * {@code Vipserver-Tag} header's tag if it exists, else the formal version.
    */
   public ConfigVersion versionFor(
       String reportedIp, String remoteIp, String requestedTag, String headerTag) {

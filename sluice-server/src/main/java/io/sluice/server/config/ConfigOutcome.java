@@ -7,7 +7,9 @@ public sealed interface ConfigOutcome {
   /** A compare-and-set publish found another md5 than it expected; nothing changed. */
   record CasConflict(String currentMd5) implements ConfigOutcome {}
 
-  /** @param existed false when there was nothing to remove (still a success, as in Nacos) */
+  /**
+   * @param existed false when there was nothing to remove (still a success, as in Nacos)
+   */
   record Removed(boolean existed) implements ConfigOutcome {}
 
   /** The command could not be read; nothing changed. */

@@ -8,8 +8,8 @@ import io.sluice.server.replication.Replicator;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The config center as the protocols see it: reads straight from memory, writes validated and
- * then replicated, acknowledged once applied (so the writer's next read sees its write).
+ * The config center as the protocols see it: reads straight from memory, writes validated and then
+ * replicated, acknowledged once applied (so the writer's next read sees its write).
  */
 public final class ConfigService {
   private final ConfigStore store;

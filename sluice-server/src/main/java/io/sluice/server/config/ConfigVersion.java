@@ -3,8 +3,8 @@ package io.sluice.server.config;
 import java.util.Set;
 
 /**
- * One published version of a config: the formal one, the beta one, or a tagged one. Immutable;
- * a publish replaces it.
+ * One published version of a config: the formal one, the beta one, or a tagged one. Immutable; a
+ * publish replaces it.
  *
  * @param id the history id of the publish that produced it
  * @param betaIps the client IPs that see this version; empty except for a beta version

@@ -86,8 +86,7 @@ public final class ConfigGrpcHandlers implements ConnectionListener {
                 request.tag,
                 request.header(VIPSERVER_TAG));
     if (version == null) {
-      return done(
-          response.fail(ConfigQueryResponse.CONFIG_NOT_FOUND, "config data not exist"));
+      return done(response.fail(ConfigQueryResponse.CONFIG_NOT_FOUND, "config data not exist"));
     }
     response.content = version.content();
     response.md5 = version.md5();

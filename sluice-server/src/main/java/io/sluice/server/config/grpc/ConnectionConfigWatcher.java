@@ -14,9 +14,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The configs one gRPC connection listens to, and the pushes that tell it of changes. A push the
- * client does not acknowledge is retried a few times with growing delays; after that the
- * connection is closed, and the client reconnects and compares md5s again, so no change is lost
- * and nothing piles up for a client that stopped answering.
+ * client does not acknowledge is retried a few times with growing delays; after that the connection
+ * is closed, and the client reconnects and compares md5s again, so no change is lost and nothing
+ * piles up for a client that stopped answering.
  */
 final class ConnectionConfigWatcher implements ConfigWatcher {
   static final long PUSH_TIMEOUT_MILLIS = 3_000;

@@ -186,7 +186,8 @@ public final class Connection {
     for (Iterator<Map.Entry<String, PendingPush>> it = pending.entrySet().iterator();
         it.hasNext(); ) {
       Map.Entry<String, PendingPush> entry = it.next();
-      if (nowNanos - entry.getValue().deadlineNanos >= 0 && pending.remove(entry.getKey()) != null) {
+      if (nowNanos - entry.getValue().deadlineNanos >= 0
+          && pending.remove(entry.getKey()) != null) {
         entry.getValue().callback.onFailed("no answer in time");
       }
     }
@@ -202,8 +203,8 @@ public final class Connection {
   }
 
   /**
-   * Ends the stream, which makes the client reconnect; pending pushes fail. Idempotent. Later
-   * unary calls on the same transport are answered with "unregistered" by the registry.
+   * Ends the stream, which makes the client reconnect; pending pushes fail. Idempotent. Later unary
+   * calls on the same transport are answered with "unregistered" by the registry.
    */
   public void close(String reason) {
     if (!closed.compareAndSet(false, true)) {

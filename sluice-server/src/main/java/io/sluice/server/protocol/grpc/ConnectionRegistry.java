@@ -13,11 +13,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The registered connections, by id. An id is assigned when a transport becomes ready (as Nacos
- * does: {@code millis_remoteIp_remotePort}) and a connection is registered under it when the
- * client opens its stream; from then on every unary call on that transport belongs to it.
+ * does: {@code millis_remoteIp_remotePort}) and a connection is registered under it when the client
+ * opens its stream; from then on every unary call on that transport belongs to it.
  *
- * <p>The number of connections is bounded; a setup beyond the bound is refused and the client
- * tries again or elsewhere.
+ * <p>The number of connections is bounded; a setup beyond the bound is refused and the client tries
+ * again or elsewhere.
  */
 public final class ConnectionRegistry {
   private static final Logger log = LoggerFactory.getLogger(ConnectionRegistry.class);
@@ -47,7 +47,13 @@ public final class ConnectionRegistry {
    * reused within a millisecond; clients treat the id as opaque.
    */
   String newConnectionId(String remoteIp, int remotePort) {
-    return clock.currentTimeMillis() + "_" + remoteIp + "_" + remotePort + "_" + sequence.incrementAndGet();
+    return clock.currentTimeMillis()
+        + "_"
+        + remoteIp
+        + "_"
+        + remotePort
+        + "_"
+        + sequence.incrementAndGet();
   }
 
   /** Registers the connection of a transport; null when the registry is full or it exists. */
@@ -63,14 +69,7 @@ public final class ConnectionRegistry {
     }
     Connection connection =
         new Connection(
-            id,
-            remoteIp,
-            remotePort,
-            client,
-            stream,
-            codec,
-            clock,
-            maxPendingPushesPerConnection);
+            id, remoteIp, remotePort, client, stream, codec, clock, maxPendingPushesPerConnection);
     if (connections.putIfAbsent(id, connection) != null) {
       return null;
     }

@@ -77,8 +77,8 @@ public final class GrpcServer implements AutoCloseable {
   /**
    * Starts listening.
    *
-   * @param ready false while the server is starting: requests are then answered with error 300
-   *     and clients retry
+   * @param ready false while the server is starting: requests are then answered with error 300 and
+   *     clients retry
    * @param maxMessageBytes the largest message accepted; larger ones fail the call with
    *     RESOURCE_EXHAUSTED before any of it is decoded
    */
@@ -164,9 +164,7 @@ public final class GrpcServer implements AutoCloseable {
         ip = inet.getAddress() == null ? inet.getHostString() : inet.getAddress().getHostAddress();
         port = inet.getPort();
       }
-      return attributes.toBuilder()
-          .set(CONNECTION_ID, registry.newConnectionId(ip, port))
-          .build();
+      return attributes.toBuilder().set(CONNECTION_ID, registry.newConnectionId(ip, port)).build();
     }
 
     @Override

@@ -31,7 +31,8 @@ public final class IdleConnectionEjector implements AutoCloseable {
     this.idleNanos = TimeUnit.MILLISECONDS.toNanos(idleMillis);
     this.answerMillis = answerMillis;
     this.sweeps =
-        scheduler.scheduleWithFixedDelay(this::sweep, sweepMillis, sweepMillis, TimeUnit.MILLISECONDS);
+        scheduler.scheduleWithFixedDelay(
+            this::sweep, sweepMillis, sweepMillis, TimeUnit.MILLISECONDS);
   }
 
   void sweep() {

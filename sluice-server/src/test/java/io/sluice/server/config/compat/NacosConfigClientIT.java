@@ -40,8 +40,7 @@ class NacosConfigClientIT {
             ServerOptions.builder()
                 .httpPort(FreePorts.httpPortWithFreeGrpcPort())
                 .dataDir(dataDir)
-                .build(),
-            );
+                .build());
     assertThat(server.awaitReady(30, TimeUnit.SECONDS)).isTrue();
   }
 
@@ -146,7 +145,12 @@ class NacosConfigClientIT {
 
     assertThat(client.getConfig("large.txt", "DEFAULT_GROUP", 5000)).isEqualTo(large.toString());
     assertThat(client.getConfig("unicode.yaml", "组", 3000)).isEqualTo(unicode);
-    assertThat(server.config().find(io.sluice.server.config.ConfigKey.of("", "组", "unicode.yaml")).formal().md5())
+    assertThat(
+            server
+                .config()
+                .find(io.sluice.server.config.ConfigKey.of("", "组", "unicode.yaml"))
+                .formal()
+                .md5())
         .isEqualTo(ContentMd5.of(unicode));
   }
 
