@@ -6,6 +6,11 @@ import io.sluice.server.config.ConfigStore;
 import io.sluice.server.config.ConfigValidator;
 import io.sluice.server.config.ConfigWatchers;
 import io.sluice.server.config.grpc.ConfigGrpcHandlers;
+import io.sluice.server.config.http.ConfigHttpApi;
+import io.sluice.server.config.http.ConfigSearch;
+import io.sluice.server.namespace.NamespaceService;
+import io.sluice.server.namespace.NamespaceStore;
+import io.sluice.server.namespace.http.NamespaceRoutes;
 import io.sluice.server.protocol.grpc.ConnectionRegistry;
 import io.sluice.server.protocol.grpc.GrpcServer;
 import io.sluice.server.protocol.grpc.IdleConnectionEjector;
@@ -26,6 +31,7 @@ import java.nio.file.Files;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -57,6 +63,8 @@ public final class SluiceServer implements AutoCloseable {
   private final Replicator replicator;
   private final ConfigService config;
   private final ConnectionRegistry connections;
+  private final NamespaceService namespaces;
+  private final ConfigHttpApi configHttp;
   private final AtomicBoolean closed = new AtomicBoolean();
 
   private SluiceServer(
@@ -66,7 +74,9 @@ public final class SluiceServer implements AutoCloseable {
       GrpcServer grpc,
       Replicator replicator,
       ConfigService config,
-      ConnectionRegistry connections) {
+      ConnectionRegistry connections,
+      NamespaceService namespaces,
+      ConfigHttpApi configHttp) {
     this.options = options;
     this.closeInReverse = closeInReverse;
     this.httpApi = httpApi;
@@ -74,6 +84,8 @@ public final class SluiceServer implements AutoCloseable {
     this.replicator = replicator;
     this.config = config;
     this.connections = connections;
+    this.namespaces = namespaces;
+    this.configHttp = configHttp;
   }
 
   /** Starts a standalone server whose store is a one-peer Ratis group in the data directory. */
@@ -133,7 +145,8 @@ public final class SluiceServer implements AutoCloseable {
     started.push(history);
     ConfigWatchers watchers = new ConfigWatchers(fanout);
     ConfigStore configStore = new ConfigStore(history, watchers);
-    List<ReplicatedState> states = List.of(configStore);
+    NamespaceStore namespaceStore = new NamespaceStore();
+    List<ReplicatedState> states = List.of(configStore, namespaceStore);
 
     Replicator replicator = replication.start(options, states);
     if (replicator instanceof AutoCloseable closeable) {
@@ -147,6 +160,8 @@ public final class SluiceServer implements AutoCloseable {
             replicator,
             new ConfigValidator(options.maxContentBytes()),
             clock);
+    NamespaceService namespaces =
+        new NamespaceService(namespaceStore, replicator, clock, () -> UUID.randomUUID().toString());
     scheduler.scheduleWithFixedDelay(
         () ->
             history.purgeOlderThan(
@@ -191,10 +206,16 @@ public final class SluiceServer implements AutoCloseable {
                 .setWorkerPoolSize(2)
                 .setInternalBlockingPoolSize(2));
     started.push(() -> HttpApiServer.await(vertx.close()));
-    HttpApiServer httpApi = HttpApiServer.start(vertx, options, replicator::isReady);
+    ConfigHttpApi configHttp = new ConfigHttpApi(config, vertx, clock, options.maxConnections());
+    NamespaceRoutes namespaceHttp =
+        new NamespaceRoutes(namespaces, () -> ConfigSearch.countByNamespace(configStore.all()));
+    HttpApiServer httpApi =
+        HttpApiServer.start(
+            vertx, options, replicator::isReady, List.of(configHttp, namespaceHttp));
     started.push(httpApi);
     log.debug("started with {}", options);
-    return new SluiceServer(options, started, httpApi, grpc, replicator, config, connections);
+    return new SluiceServer(
+        options, started, httpApi, grpc, replicator, config, connections, namespaces, configHttp);
   }
 
   /**
@@ -230,6 +251,15 @@ public final class SluiceServer implements AutoCloseable {
 
   public ConnectionRegistry connections() {
     return connections;
+  }
+
+  public NamespaceService namespaces() {
+    return namespaces;
+  }
+
+  /** HTTP long-polls held now, waiting for a config change or their deadline. */
+  public int heldLongPolls() {
+    return configHttp.heldPolls();
   }
 
   /** The HTTP port actually bound (differs from the option when it was 0). */
