@@ -71,7 +71,7 @@ final class ListeningConfigs {
           md5 = fields.get(2);
           tenant = last;
         }
-        ConfigKey key = ConfigKey.of(tenant, fields.get(0), fields.get(1));
+        ConfigKey key = ConfigKey.of(tenant, fields.get(1), fields.get(0));
         listens.put(key, new Listen(key, md5, "public".equals(tenant)));
         fields.clear();
         if (listens.size() > MAX_KEYS) {
