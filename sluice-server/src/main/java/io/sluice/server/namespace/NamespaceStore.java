@@ -35,7 +35,17 @@ public final class NamespaceStore implements ReplicatedState {
   private static final int SNAPSHOT_FORMAT = 1;
   private static final Logger log = LoggerFactory.getLogger(NamespaceStore.class);
 
+  private final int maxNamespaces;
   private volatile Map<String, Namespace> byId = Map.of();
+
+  public NamespaceStore() {
+    this(MAX_NAMESPACES);
+  }
+
+  /** A store that holds at most {@code maxNamespaces}; every replica must use the same bound. */
+  NamespaceStore(int maxNamespaces) {
+    this.maxNamespaces = maxNamespaces;
+  }
 
   @Override
   public String name() {
@@ -69,9 +79,9 @@ public final class NamespaceStore implements ReplicatedState {
       if (current.containsKey(create.id())) {
         return new NamespaceOutcome.AlreadyExists(create.id());
       }
-      if (current.size() >= MAX_NAMESPACES) {
+      if (current.size() >= maxNamespaces) {
         return new NamespaceOutcome.Rejected(
-            "there are " + MAX_NAMESPACES + " namespaces already; delete one first");
+            "there are " + maxNamespaces + " namespaces already; delete one first");
       }
       Namespace created =
           new Namespace(create.id(), create.name(), create.description(), create.createdMillis());
@@ -128,7 +138,7 @@ public final class NamespaceStore implements ReplicatedState {
       throw new IOException("unknown namespace snapshot format " + format);
     }
     int count = in.readInt();
-    if (count < 0 || count > MAX_NAMESPACES) {
+    if (count < 0 || count > Math.max(maxNamespaces, MAX_NAMESPACES)) {
       throw new IOException("namespace snapshot claims " + count + " namespaces");
     }
     LinkedHashMap<String, Namespace> loaded = new LinkedHashMap<>();

@@ -59,13 +59,16 @@ class NamespaceStoreTest {
 
   @Test
   void refusesMoreNamespacesThanTheBound() {
-    for (int i = 0; i < NamespaceStore.MAX_NAMESPACES; i++) {
-      apply(new Create("ns-" + i, "N", null, i));
+    NamespaceStore small = new NamespaceStore(3);
+    for (int i = 0; i < 4; i++) {
+      Object outcome =
+          small.apply(
+              ByteBuffer.wrap(NamespaceCommand.encode(new Create("ns-" + i, "N", null, i))), i);
+      assertThat(outcome)
+          .isInstanceOf(i < 3 ? NamespaceOutcome.Created.class : NamespaceOutcome.Rejected.class);
     }
 
-    assertThat(apply(new Create("one-too-many", "N", null, 0L)))
-        .isInstanceOf(NamespaceOutcome.Rejected.class);
-    assertThat(store.size()).isEqualTo(NamespaceStore.MAX_NAMESPACES);
+    assertThat(small.size()).isEqualTo(3);
   }
 
   @Test

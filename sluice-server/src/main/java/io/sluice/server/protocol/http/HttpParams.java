@@ -13,15 +13,6 @@ public final class HttpParams {
     this.values = values;
   }
 
-  /** Parameters from a query string alone (tests, and requests without a body). */
-  public static HttpParams ofQuery(String query) {
-    java.util.LinkedHashMap<String, String> values = new java.util.LinkedHashMap<>();
-    if (query != null) {
-      FormDecoder.decode(query.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1), values, 0);
-    }
-    return new HttpParams(values);
-  }
-
   /** The value, or null when absent. */
   public String get(String name) {
     return values.get(name);

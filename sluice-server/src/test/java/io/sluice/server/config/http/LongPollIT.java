@@ -11,7 +11,6 @@ import io.sluice.server.SluiceServer;
 import io.sluice.server.config.ContentMd5;
 import io.sluice.server.protocol.http.OpenApiClient;
 import io.sluice.server.testing.FreePorts;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.net.URLDecoder;
@@ -325,10 +324,5 @@ class LongPollIT {
     publish("after-bad-polls", "G", "ok");
     assertThat(api.get(CONFIGS, params("dataId", "after-bad-polls", "group", "G")).body())
         .isEqualTo("ok");
-  }
-
-  /** Keeps the import of InputStream used by helpers that read raw answers. */
-  static String readAll(InputStream in) throws Exception {
-    return new String(in.readAllBytes(), StandardCharsets.UTF_8);
   }
 }
