@@ -54,7 +54,11 @@ public final class HttpApiServer implements AutoCloseable {
                     .setPort(options.httpPort())
                     .setTcpNoDelay(true)
                     .setMaxInitialLineLength(MAX_INITIAL_LINE_BYTES)
-                    .setMaxHeaderSize(MAX_HEADER_BYTES))
+                    .setMaxHeaderSize(MAX_HEADER_BYTES)
+                    // Every handler answers on its connection's event loop (replies that complete
+                    // elsewhere hop back first), so connections can skip their thread-safe write
+                    // queue: some 5 KB less heap per connection, which held long-polls multiply.
+                    .setStrictThreadMode(true))
             .requestHandler(
                 request -> {
                   for (HttpRoutes feature : direct) {

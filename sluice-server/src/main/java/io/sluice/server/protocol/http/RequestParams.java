@@ -68,6 +68,9 @@ public final class RequestParams {
       tooLarge(request, style, declared, maxBodyBytes);
       return;
     }
+    // The handlers below stay referenced by the request until it is answered, which for a held
+    // long-poll is minutes: they must not keep the body or the parameters decoded from it.
+    Map<String, String> fromQuery = values;
     BodyCollector body = new BodyCollector(request, maxBodyBytes, style, form, declared);
     request.handler(body);
     request.exceptionHandler(e -> log.debug("request body broke off: {}", e.toString()));
@@ -76,12 +79,15 @@ public final class RequestParams {
           if (body.overflowed) {
             return;
           }
+          byte[] bytes = body.take();
           HttpParams params;
           try {
-            if (form && body.length() > 0) {
-              FormDecoder.decode(body.bytes(), values, pairs);
+            Map<String, String> all = fromQuery;
+            if (bytes.length > 0) {
+              all = new LinkedHashMap<>(fromQuery);
+              FormDecoder.decode(bytes, all, pairs);
             }
-            params = new HttpParams(values);
+            params = new HttpParams(all);
           } catch (HttpApiException e) {
             style.fail(response, e);
             return;
@@ -167,7 +173,7 @@ public final class RequestParams {
       this.maxBodyBytes = maxBodyBytes;
       this.style = style;
       this.keep = keep;
-      this.buffer = Buffer.buffer((int) Math.max(256, Math.min(declared, 64 * 1024)));
+      this.buffer = keep ? Buffer.buffer((int) Math.max(256, Math.min(declared, 64 * 1024))) : null;
     }
 
     @Override
@@ -187,12 +193,11 @@ public final class RequestParams {
       }
     }
 
-    int length() {
-      return buffer == null ? 0 : buffer.length();
-    }
-
-    byte[] bytes() {
-      return buffer.getBytes();
+    /** The body's bytes (none unless it is a form); lets go of the buffer. */
+    byte[] take() {
+      byte[] bytes = keep && buffer != null ? buffer.getBytes() : new byte[0];
+      buffer = null;
+      return bytes;
     }
   }
 }

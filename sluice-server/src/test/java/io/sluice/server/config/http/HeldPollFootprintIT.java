@@ -35,11 +35,14 @@ import org.junit.jupiter.api.io.TempDir;
 class HeldPollFootprintIT {
   static final int POLLS = Integer.getInteger("sluice.footprint.polls", 3_000);
 
-  /** Generous: what a poll costs is a few hundred bytes; a buffer per poll would be kilobytes. */
-  static final long MAX_BYTES_PER_POLL = 2_048;
+  /**
+   * Generous, for GC noise: a poll measures about 1.5 KB here, of which some 300 bytes are Sluice's
+   * and the rest Vert.x's request, response and headers; a body kept per poll would add kilobytes.
+   */
+  static final long MAX_BYTES_PER_POLL = 4_096;
 
   @Test
-  void aHeldPollCostsAFewHundredBytesOfHeap(@TempDir Path dataDir) throws Exception {
+  void aHeldPollCostsAboutAKilobyteOfHeapAndNoBuffer(@TempDir Path dataDir) throws Exception {
     try (SluiceServer server =
         SluiceServer.start(
             ServerOptions.builder()
