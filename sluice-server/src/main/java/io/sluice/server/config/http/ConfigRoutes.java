@@ -16,12 +16,15 @@ import io.sluice.server.protocol.http.HttpApiException;
 import io.sluice.server.protocol.http.HttpParams;
 import io.sluice.server.protocol.http.HttpResponses;
 import io.sluice.server.protocol.http.NacosErrorCode;
+import io.sluice.server.protocol.http.ParamsHandler;
 import io.sluice.server.protocol.http.RequestParams;
 import io.sluice.server.protocol.http.RestResult;
+import io.vertx.core.Handler;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -77,13 +80,11 @@ final class ConfigRoutes {
     router.route(HttpMethod.DELETE, V2_PATH).handler(v2((r, p) -> remove(r, p, ApiStyle.V2)));
   }
 
-  private io.vertx.core.Handler<io.vertx.ext.web.RoutingContext> v1(
-      io.sluice.server.protocol.http.ParamsHandler handler) {
+  private Handler<RoutingContext> v1(ParamsHandler handler) {
     return RequestParams.handler(maxBodyBytes, ApiStyle.V1, handler);
   }
 
-  private io.vertx.core.Handler<io.vertx.ext.web.RoutingContext> v2(
-      io.sluice.server.protocol.http.ParamsHandler handler) {
+  private Handler<RoutingContext> v2(ParamsHandler handler) {
     return RequestParams.handler(maxBodyBytes, ApiStyle.V2, handler);
   }
 

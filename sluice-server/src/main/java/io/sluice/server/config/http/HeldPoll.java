@@ -9,8 +9,8 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
 /**
  * One held HTTP long-poll: the response to answer, the configs it waits for and when it gives up.
- * Kept small on purpose (about 56 bytes plus four per listened config): ten thousand held polls
- * must cost little more than their connections.
+ * Kept small on purpose (56 bytes, plus about 36 per listened config for its array slot and its
+ * watch): ten thousand held polls must cost little more than their connections.
  *
  * <p>It ends exactly once, whichever comes first: a listened config changes ({@link #changed},
  * fan-out thread), its deadline passes ({@link HeldPolls#expireDue}), or the client goes away

@@ -11,12 +11,15 @@ import io.sluice.server.protocol.http.HttpParams;
 import io.sluice.server.protocol.http.HttpResponses;
 import io.sluice.server.protocol.http.HttpRoutes;
 import io.sluice.server.protocol.http.NacosErrorCode;
+import io.sluice.server.protocol.http.ParamsHandler;
 import io.sluice.server.protocol.http.RequestParams;
 import io.sluice.server.protocol.http.RestResult;
 import io.sluice.server.protocol.http.WriteFailures;
+import io.vertx.core.Handler;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -77,13 +80,11 @@ public final class NamespaceRoutes implements HttpRoutes {
     router.route(HttpMethod.DELETE, V2_PATH).handler(v2(this::deleteV2));
   }
 
-  private static io.vertx.core.Handler<io.vertx.ext.web.RoutingContext> v1(
-      io.sluice.server.protocol.http.ParamsHandler handler) {
+  private static Handler<RoutingContext> v1(ParamsHandler handler) {
     return RequestParams.handler(MAX_BODY_BYTES, ApiStyle.V1, handler);
   }
 
-  private static io.vertx.core.Handler<io.vertx.ext.web.RoutingContext> v2(
-      io.sluice.server.protocol.http.ParamsHandler handler) {
+  private static Handler<RoutingContext> v2(ParamsHandler handler) {
     return RequestParams.handler(MAX_BODY_BYTES, ApiStyle.V2, handler);
   }
 
