@@ -48,11 +48,9 @@ import org.slf4j.LoggerFactory;
 public final class SluiceServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(SluiceServer.class);
 
-  /** Idle-connection detection as Nacos does it: probe after 20 s of silence, wait 5 s. */
-  private static final long CONNECTION_SWEEP_MILLIS = 1_000;
+  /** How often connections are checked for silence and overdue pushes. */
+  private static final long CONNECTION_SWEEP_MILLIS = 500;
 
-  private static final long CONNECTION_IDLE_MILLIS = 20_000;
-  private static final long CONNECTION_PROBE_MILLIS = 5_000;
   private static final int MAX_PENDING_PUSHES_PER_CONNECTION = 1_024;
 
   private final ServerOptions options;
@@ -178,8 +176,9 @@ public final class SluiceServer implements AutoCloseable {
     ConnectionRegistry connections =
         new ConnectionRegistry(
             clock, codec, options.maxConnections(), MAX_PENDING_PUSHES_PER_CONNECTION);
-    ConfigGrpcHandlers.install(config, router, connections, scheduler);
-    NamingGrpcHandlers.install(naming, router, connections, pushThread);
+    long pushAckMillis = options.pushAckTimeout().toMillis();
+    ConfigGrpcHandlers.install(config, router, connections, scheduler, pushAckMillis);
+    NamingGrpcHandlers.install(naming, router, connections, pushThread, pushAckMillis);
 
     int eventLoops = Math.min(2, Runtime.getRuntime().availableProcessors());
     GrpcServer grpc =
@@ -200,8 +199,8 @@ public final class SluiceServer implements AutoCloseable {
             clock,
             scheduler,
             CONNECTION_SWEEP_MILLIS,
-            CONNECTION_IDLE_MILLIS,
-            CONNECTION_PROBE_MILLIS));
+            options.connectionIdleTimeout().toMillis(),
+            options.connectionProbeTimeout().toMillis()));
 
     Vertx vertx =
         Vertx.vertx(
