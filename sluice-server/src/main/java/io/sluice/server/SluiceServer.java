@@ -31,12 +31,14 @@ import java.nio.file.Files;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.ratis.util.ExitUtils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,7 +59,7 @@ public final class SluiceServer implements AutoCloseable {
   private final Deque<AutoCloseable> closeInReverse;
   private final HttpApiServer httpApi;
   private final GrpcServer grpc;
-  private final Replicator replicator;
+  private final StartingReplicator replicator;
   private final ConfigService config;
   private final NamingService naming;
   private final ConnectionRegistry connections;
@@ -68,7 +70,7 @@ public final class SluiceServer implements AutoCloseable {
       Deque<AutoCloseable> closeInReverse,
       HttpApiServer httpApi,
       GrpcServer grpc,
-      Replicator replicator,
+      StartingReplicator replicator,
       ConfigService config,
       NamingService naming,
       ConnectionRegistry connections) {
@@ -88,6 +90,10 @@ public final class SluiceServer implements AutoCloseable {
   }
 
   private static Replicator startRatis(ServerOptions options, List<ReplicatedState> states) {
+    // Ratis calls System.exit when, for one, its port is taken. A server (or a test JVM holding
+    // several) must report that and stay up, so turn it into an exception. Ratis only offers
+    // this as a process-wide switch.
+    ExitUtils.disableSystemExit();
     ReplicationOptions replication =
         ReplicationOptions.builder(options.dataDir().resolve("ratis"))
             .self(
@@ -143,10 +149,14 @@ public final class SluiceServer implements AutoCloseable {
     NamingStore namingStore = new NamingStore(services);
     List<ReplicatedState> states = List.of(configStore, namingStore);
 
-    Replicator replicator = replication.start(options, states);
-    if (replicator instanceof AutoCloseable closeable) {
-      started.push(closeable);
-    }
+    // The store opens its log and elects itself while the ports start.
+    ExecutorService storeStarter =
+        Executors.newSingleThreadExecutor(daemonThreads("sluice-store-start"));
+    StartingReplicator replicator =
+        new StartingReplicator(
+            CompletableFuture.supplyAsync(() -> replication.start(options, states), storeStarter));
+    storeStarter.shutdown();
+    started.push(replicator);
     ConfigService config =
         new ConfigService(
             configStore,
@@ -225,7 +235,7 @@ public final class SluiceServer implements AutoCloseable {
     return (int) Math.min(Integer.MAX_VALUE, bytes);
   }
 
-  /** Waits until the store is ready to serve; false on timeout. */
+  /** Waits until the store is ready to serve; false on timeout or when it failed to start. */
   public boolean awaitReady(long timeout, TimeUnit unit) {
     try {
       replicator.ready().get(timeout, unit);
@@ -233,6 +243,11 @@ public final class SluiceServer implements AutoCloseable {
     } catch (Exception e) {
       return replicator.isReady();
     }
+  }
+
+  /** Why the store failed to start, or null while it is starting or running. */
+  public Throwable startupFailure() {
+    return replicator.failure();
   }
 
   public boolean isReady() {
