@@ -19,6 +19,10 @@ public final class ServerOptions {
   public static final long DEFAULT_MAX_CONTENT_BYTES = 10L * 1024 * 1024;
   public static final Duration DEFAULT_HISTORY_RETENTION = Duration.ofDays(30);
   public static final int DEFAULT_MAX_CONNECTIONS = 20_000;
+  public static final Duration DEFAULT_PUSH_DELAY = Duration.ofMillis(20);
+  public static final Duration DEFAULT_PUSH_ACK_TIMEOUT = Duration.ofSeconds(5);
+  public static final Duration DEFAULT_CONNECTION_IDLE_TIMEOUT = Duration.ofSeconds(20);
+  public static final Duration DEFAULT_CONNECTION_PROBE_TIMEOUT = Duration.ofSeconds(5);
 
   private final String bindAddress;
   private final int httpPort;
@@ -27,6 +31,10 @@ public final class ServerOptions {
   private final long maxContentBytes;
   private final Duration historyRetention;
   private final int maxConnections;
+  private final Duration pushDelay;
+  private final Duration pushAckTimeout;
+  private final Duration connectionIdleTimeout;
+  private final Duration connectionProbeTimeout;
 
   private ServerOptions(Builder builder) {
     this.bindAddress = builder.bindAddress;
@@ -36,6 +44,10 @@ public final class ServerOptions {
     this.maxContentBytes = builder.maxContentBytes;
     this.historyRetention = builder.historyRetention;
     this.maxConnections = builder.maxConnections;
+    this.pushDelay = builder.pushDelay;
+    this.pushAckTimeout = builder.pushAckTimeout;
+    this.connectionIdleTimeout = builder.connectionIdleTimeout;
+    this.connectionProbeTimeout = builder.connectionProbeTimeout;
   }
 
   public static Builder builder() {
@@ -89,6 +101,26 @@ public final class ServerOptions {
     return maxConnections;
   }
 
+  /** How long naming changes are gathered before subscribers are pushed the newest list. */
+  public Duration pushDelay() {
+    return pushDelay;
+  }
+
+  /** How long a client has to acknowledge a push before it is retried (a few times). */
+  public Duration pushAckTimeout() {
+    return pushAckTimeout;
+  }
+
+  /** Silence after which a connection is probed with a ClientDetectionRequest (Nacos: 20 s). */
+  public Duration connectionIdleTimeout() {
+    return connectionIdleTimeout;
+  }
+
+  /** How long a probed connection has to answer before it is closed (Nacos: 5 s). */
+  public Duration connectionProbeTimeout() {
+    return connectionProbeTimeout;
+  }
+
   @Override
   public String toString() {
     return "ServerOptions{bind="
@@ -114,6 +146,10 @@ public final class ServerOptions {
     private long maxContentBytes = DEFAULT_MAX_CONTENT_BYTES;
     private Duration historyRetention = DEFAULT_HISTORY_RETENTION;
     private int maxConnections = DEFAULT_MAX_CONNECTIONS;
+    private Duration pushDelay = DEFAULT_PUSH_DELAY;
+    private Duration pushAckTimeout = DEFAULT_PUSH_ACK_TIMEOUT;
+    private Duration connectionIdleTimeout = DEFAULT_CONNECTION_IDLE_TIMEOUT;
+    private Duration connectionProbeTimeout = DEFAULT_CONNECTION_PROBE_TIMEOUT;
 
     private Builder() {}
 
@@ -175,6 +211,39 @@ public final class ServerOptions {
       }
       this.maxConnections = maxConnections;
       return this;
+    }
+
+    public Builder pushDelay(Duration pushDelay) {
+      Objects.requireNonNull(pushDelay, "pushDelay");
+      if (pushDelay.isNegative() || pushDelay.toMillis() > 10_000) {
+        throw new IllegalArgumentException(
+            "push delay must be between 0 and 10 s, was " + pushDelay);
+      }
+      this.pushDelay = pushDelay;
+      return this;
+    }
+
+    public Builder pushAckTimeout(Duration timeout) {
+      this.pushAckTimeout = positive("push ack timeout", timeout);
+      return this;
+    }
+
+    public Builder connectionIdleTimeout(Duration timeout) {
+      this.connectionIdleTimeout = positive("connection idle timeout", timeout);
+      return this;
+    }
+
+    public Builder connectionProbeTimeout(Duration timeout) {
+      this.connectionProbeTimeout = positive("connection probe timeout", timeout);
+      return this;
+    }
+
+    private static Duration positive(String what, Duration value) {
+      Objects.requireNonNull(value, what);
+      if (value.isNegative() || value.isZero()) {
+        throw new IllegalArgumentException(what + " must be positive, was " + value);
+      }
+      return value;
     }
 
     public ServerOptions build() {

@@ -11,6 +11,11 @@ import io.sluice.server.config.http.ConfigSearch;
 import io.sluice.server.namespace.NamespaceService;
 import io.sluice.server.namespace.NamespaceStore;
 import io.sluice.server.namespace.http.NamespaceRoutes;
+import io.sluice.server.naming.NamingPushes;
+import io.sluice.server.naming.NamingService;
+import io.sluice.server.naming.NamingStore;
+import io.sluice.server.naming.ServiceRegistry;
+import io.sluice.server.naming.grpc.NamingGrpcHandlers;
 import io.sluice.server.protocol.grpc.ConnectionRegistry;
 import io.sluice.server.protocol.grpc.GrpcServer;
 import io.sluice.server.protocol.grpc.IdleConnectionEjector;
@@ -32,12 +37,14 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.ratis.util.ExitUtils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,19 +56,18 @@ import org.slf4j.LoggerFactory;
 public final class SluiceServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(SluiceServer.class);
 
-  /** Idle-connection detection as Nacos does it: probe after 20 s of silence, wait 5 s. */
-  private static final long CONNECTION_SWEEP_MILLIS = 1_000;
+  /** How often connections are checked for silence and overdue pushes. */
+  private static final long CONNECTION_SWEEP_MILLIS = 500;
 
-  private static final long CONNECTION_IDLE_MILLIS = 20_000;
-  private static final long CONNECTION_PROBE_MILLIS = 5_000;
   private static final int MAX_PENDING_PUSHES_PER_CONNECTION = 1_024;
 
   private final ServerOptions options;
   private final Deque<AutoCloseable> closeInReverse;
   private final HttpApiServer httpApi;
   private final GrpcServer grpc;
-  private final Replicator replicator;
+  private final StartingReplicator replicator;
   private final ConfigService config;
+  private final NamingService naming;
   private final ConnectionRegistry connections;
   private final NamespaceService namespaces;
   private final ConfigHttpApi configHttp;
@@ -72,8 +78,9 @@ public final class SluiceServer implements AutoCloseable {
       Deque<AutoCloseable> closeInReverse,
       HttpApiServer httpApi,
       GrpcServer grpc,
-      Replicator replicator,
+      StartingReplicator replicator,
       ConfigService config,
+      NamingService naming,
       ConnectionRegistry connections,
       NamespaceService namespaces,
       ConfigHttpApi configHttp) {
@@ -83,6 +90,7 @@ public final class SluiceServer implements AutoCloseable {
     this.grpc = grpc;
     this.replicator = replicator;
     this.config = config;
+    this.naming = naming;
     this.connections = connections;
     this.namespaces = namespaces;
     this.configHttp = configHttp;
@@ -94,6 +102,10 @@ public final class SluiceServer implements AutoCloseable {
   }
 
   private static Replicator startRatis(ServerOptions options, List<ReplicatedState> states) {
+    // Ratis calls System.exit when, for one, its port is taken. A server (or a test JVM holding
+    // several) must report that and stay up, so turn it into an exception. Ratis only offers
+    // this as a process-wide switch.
+    ExitUtils.disableSystemExit();
     ReplicationOptions replication =
         ReplicationOptions.builder(options.dataDir().resolve("ratis"))
             .self(
@@ -145,13 +157,19 @@ public final class SluiceServer implements AutoCloseable {
     started.push(history);
     ConfigWatchers watchers = new ConfigWatchers(fanout);
     ConfigStore configStore = new ConfigStore(history, watchers);
+    ServiceRegistry services = new ServiceRegistry(clock);
+    NamingStore namingStore = new NamingStore(services);
     NamespaceStore namespaceStore = new NamespaceStore();
-    List<ReplicatedState> states = List.of(configStore, namespaceStore);
+    List<ReplicatedState> states = List.of(configStore, namingStore, namespaceStore);
 
-    Replicator replicator = replication.start(options, states);
-    if (replicator instanceof AutoCloseable closeable) {
-      started.push(closeable);
-    }
+    // The store opens its log and elects itself while the ports start.
+    ExecutorService storeStarter =
+        Executors.newSingleThreadExecutor(daemonThreads("sluice-store-start"));
+    StartingReplicator replicator =
+        new StartingReplicator(
+            CompletableFuture.supplyAsync(() -> replication.start(options, states), storeStarter));
+    storeStarter.shutdown();
+    started.push(replicator);
     ConfigService config =
         new ConfigService(
             configStore,
@@ -170,12 +188,22 @@ public final class SluiceServer implements AutoCloseable {
         60,
         TimeUnit.MINUTES);
 
+    ScheduledThreadPoolExecutor pushThread =
+        new ScheduledThreadPoolExecutor(1, daemonThreads("sluice-push"));
+    pushThread.setRemoveOnCancelPolicy(true);
+    started.push(() -> shutdown(pushThread));
+    NamingPushes pushes = new NamingPushes(services, pushThread, options.pushDelay().toMillis());
+    services.onChange(pushes);
+    NamingService naming = new NamingService(services, pushes, replicator);
+
     MessageCodec codec = new MessageCodec();
     RequestRouter router = new RequestRouter(codec);
     ConnectionRegistry connections =
         new ConnectionRegistry(
             clock, codec, options.maxConnections(), MAX_PENDING_PUSHES_PER_CONNECTION);
-    ConfigGrpcHandlers.install(config, router, connections, scheduler);
+    long pushAckMillis = options.pushAckTimeout().toMillis();
+    ConfigGrpcHandlers.install(config, router, connections, scheduler, pushAckMillis);
+    NamingGrpcHandlers.install(naming, router, connections, pushThread, pushAckMillis);
 
     int eventLoops = Math.min(2, Runtime.getRuntime().availableProcessors());
     GrpcServer grpc =
@@ -196,8 +224,8 @@ public final class SluiceServer implements AutoCloseable {
             clock,
             scheduler,
             CONNECTION_SWEEP_MILLIS,
-            CONNECTION_IDLE_MILLIS,
-            CONNECTION_PROBE_MILLIS));
+            options.connectionIdleTimeout().toMillis(),
+            options.connectionProbeTimeout().toMillis()));
 
     Vertx vertx =
         Vertx.vertx(
@@ -215,7 +243,16 @@ public final class SluiceServer implements AutoCloseable {
     started.push(httpApi);
     log.debug("started with {}", options);
     return new SluiceServer(
-        options, started, httpApi, grpc, replicator, config, connections, namespaces, configHttp);
+        options,
+        started,
+        httpApi,
+        grpc,
+        replicator,
+        config,
+        naming,
+        connections,
+        namespaces,
+        configHttp);
   }
 
   /**
@@ -227,7 +264,7 @@ public final class SluiceServer implements AutoCloseable {
     return (int) Math.min(Integer.MAX_VALUE, bytes);
   }
 
-  /** Waits until the store is ready to serve; false on timeout. */
+  /** Waits until the store is ready to serve; false on timeout or when it failed to start. */
   public boolean awaitReady(long timeout, TimeUnit unit) {
     try {
       replicator.ready().get(timeout, unit);
@@ -235,6 +272,11 @@ public final class SluiceServer implements AutoCloseable {
     } catch (Exception e) {
       return replicator.isReady();
     }
+  }
+
+  /** Why the store failed to start, or null while it is starting or running. */
+  public Throwable startupFailure() {
+    return replicator.failure();
   }
 
   public boolean isReady() {
@@ -247,6 +289,10 @@ public final class SluiceServer implements AutoCloseable {
 
   public ConfigService config() {
     return config;
+  }
+
+  public NamingService naming() {
+    return naming;
   }
 
   public ConnectionRegistry connections() {
