@@ -6,11 +6,15 @@ import io.sluice.server.config.ConfigStore;
 import io.sluice.server.config.ConfigValidator;
 import io.sluice.server.config.ConfigWatchers;
 import io.sluice.server.config.grpc.ConfigGrpcHandlers;
+import io.sluice.server.naming.BeatMonitor;
 import io.sluice.server.naming.NamingPushes;
 import io.sluice.server.naming.NamingService;
 import io.sluice.server.naming.NamingStore;
 import io.sluice.server.naming.ServiceRegistry;
 import io.sluice.server.naming.grpc.NamingGrpcHandlers;
+import io.sluice.server.naming.health.HealthChecker;
+import io.sluice.server.naming.health.VertxHealthProbe;
+import io.sluice.server.naming.http.NamingHttpRoutes;
 import io.sluice.server.protocol.grpc.ConnectionRegistry;
 import io.sluice.server.protocol.grpc.GrpcServer;
 import io.sluice.server.protocol.grpc.IdleConnectionEjector;
@@ -219,7 +223,27 @@ public final class SluiceServer implements AutoCloseable {
                 .setWorkerPoolSize(2)
                 .setInternalBlockingPoolSize(2));
     started.push(() -> HttpApiServer.await(vertx.close()));
-    HttpApiServer httpApi = HttpApiServer.start(vertx, options, replicator::isReady);
+    BeatMonitor beats =
+        new BeatMonitor(
+            services, clock, options.maxConnections(), BeatMonitor.DEFAULT_MAX_SERVICES_PER_CLIENT);
+    beats.start(scheduler, BeatMonitor.DEFAULT_SWEEP_MILLIS);
+    VertxHealthProbe probe =
+        new VertxHealthProbe(
+            vertx, options.healthCheckTimeout().toMillis(), HealthChecker.DEFAULT_MAX_IN_FLIGHT);
+    started.push(probe);
+    HealthChecker healthChecker =
+        new HealthChecker(
+            services, probe, HealthChecker.DEFAULT_MAX_IN_FLIGHT, HealthChecker.DEFAULT_FLIP_AFTER);
+    started.push(healthChecker);
+    healthChecker.start(scheduler, options.healthCheckInterval().toMillis());
+    HttpApiServer httpApi =
+        HttpApiServer.start(
+            vertx,
+            options,
+            replicator::isReady,
+            httpRouter ->
+                NamingHttpRoutes.mount(
+                    httpRouter, naming, beats, replicator::isReady, connections::size));
     started.push(httpApi);
     log.debug("started with {}", options);
     return new SluiceServer(

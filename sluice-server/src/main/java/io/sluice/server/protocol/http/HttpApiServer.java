@@ -10,6 +10,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 
 /**
  * The HTTP port: Nacos's Open API under {@code /nacos} and, later, the console. Handlers run on the
@@ -24,9 +25,16 @@ public final class HttpApiServer implements AutoCloseable {
     this.server = server;
   }
 
-  public static HttpApiServer start(Vertx vertx, ServerOptions options, BooleanSupplier ready) {
+  /**
+   * Starts the HTTP port.
+   *
+   * @param features mounts the routes of the server's features (naming, ...)
+   */
+  public static HttpApiServer start(
+      Vertx vertx, ServerOptions options, BooleanSupplier ready, Consumer<Router> features) {
     Router router = Router.router(vertx);
     HealthRoutes.mount(router, ready);
+    features.accept(router);
     HttpServer server =
         vertx
             .createHttpServer(
