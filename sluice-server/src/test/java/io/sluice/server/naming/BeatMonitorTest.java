@@ -5,9 +5,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.server.testing.ManualClock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -175,5 +181,48 @@ class BeatMonitorTest {
           .isInstanceOf(InvalidInstanceException.class);
     }
     assertThat(beats.clientCount()).isZero();
+  }
+
+  @Test
+  void leavesNoInstanceOrClientBehindWhenRegistrationsBeatsAndSweepsRace() throws Exception {
+    BeatMonitor monitor = new BeatMonitor(registry, clock, 1_000, 10);
+    int threads = 8;
+    CountDownLatch go = new CountDownLatch(1);
+    ExecutorService pool = Executors.newFixedThreadPool(threads + 1);
+    List<Future<?>> done = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      int thread = t;
+      done.add(
+          pool.submit(
+              () -> {
+                go.await();
+                for (int round = 0; round < 500; round++) {
+                  // Threads share addresses pairwise, so they fight over the same clients.
+                  String ip = "10.0." + (thread / 2) + "." + (round % 5);
+                  monitor.register(ORDERS, instance(ip, 80, Map.of()));
+                  monitor.beat(ORDERS, ip, 80, null);
+                  monitor.deregister(ORDERS, ip, 80);
+                }
+                return null;
+              }));
+    }
+    done.add(
+        pool.submit(
+            () -> {
+              go.await();
+              for (int sweep = 0; sweep < 500; sweep++) {
+                clock.advance(Duration.ofMillis(100));
+                monitor.sweep();
+              }
+              return null;
+            }));
+    go.countDown();
+    for (Future<?> future : done) {
+      future.get(60, TimeUnit.SECONDS);
+    }
+    pool.shutdown();
+
+    assertThat(hosts()).isEmpty();
+    assertThat(monitor.clientCount()).isZero();
   }
 }

@@ -815,9 +815,16 @@ class NamingHttpApiIT {
             () ->
                 assertThat(server.naming().registry().persistent(web, endpoint).healthy())
                     .isTrue());
+    // An update that knows nothing of health checks keeps them.
+    assertOk(
+        call(
+            "PUT",
+            "/nacos/v1/ns/service",
+            params("serviceName", "web", "protectThreshold", "0", "metadata", "{\"a\":\"b\"}")));
     JsonNode detail = ok(call("GET", "/nacos/v1/ns/service", params("serviceName", "web")));
     assertThat(detail.get("clusters").get(0).get("healthChecker").get("type").asText())
         .isEqualTo("HTTP");
+    assertThat(detail.get("metadata").get("a").asText()).isEqualTo("b");
   }
 
   private static int closedPort() throws IOException {
