@@ -1,4 +1,4 @@
-package io.sluice.server.naming.compat;
+package io.sluice.server.naming.http;
 
 import com.alibaba.nacos.api.NacosFactory;
 import com.alibaba.nacos.api.PropertyKeyConst;

@@ -1,4 +1,4 @@
-package io.sluice.server.naming.compat;
+package io.sluice.server.naming.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -33,6 +33,10 @@ import org.junit.jupiter.api.io.TempDir;
  * server, in a child JVM whose class path the build copies to {@code target/nacos1}. Expiry after
  * silence is proven with a manual clock in {@code BeatMonitorTest}; here the client's own beats
  * keep its instance, and bring it back after the server forgot it.
+ *
+ * <p>Not in a {@code compat} package on purpose: the compatibility modules run those tests from
+ * this module's test jar with other 2.x/3.x clients, and this one needs this module's build
+ * directory.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class Nacos1ClientIT {
