@@ -23,6 +23,8 @@ public final class ServerOptions {
   public static final Duration DEFAULT_PUSH_ACK_TIMEOUT = Duration.ofSeconds(5);
   public static final Duration DEFAULT_CONNECTION_IDLE_TIMEOUT = Duration.ofSeconds(20);
   public static final Duration DEFAULT_CONNECTION_PROBE_TIMEOUT = Duration.ofSeconds(5);
+  public static final Duration DEFAULT_HEALTH_CHECK_INTERVAL = Duration.ofSeconds(5);
+  public static final Duration DEFAULT_HEALTH_CHECK_TIMEOUT = Duration.ofSeconds(2);
 
   private final String bindAddress;
   private final int httpPort;
@@ -35,6 +37,8 @@ public final class ServerOptions {
   private final Duration pushAckTimeout;
   private final Duration connectionIdleTimeout;
   private final Duration connectionProbeTimeout;
+  private final Duration healthCheckInterval;
+  private final Duration healthCheckTimeout;
 
   private ServerOptions(Builder builder) {
     this.bindAddress = builder.bindAddress;
@@ -48,6 +52,8 @@ public final class ServerOptions {
     this.pushAckTimeout = builder.pushAckTimeout;
     this.connectionIdleTimeout = builder.connectionIdleTimeout;
     this.connectionProbeTimeout = builder.connectionProbeTimeout;
+    this.healthCheckInterval = builder.healthCheckInterval;
+    this.healthCheckTimeout = builder.healthCheckTimeout;
   }
 
   public static Builder builder() {
@@ -121,6 +127,16 @@ public final class ServerOptions {
     return connectionProbeTimeout;
   }
 
+  /** How often the server checks each persistent instance (Nacos: about 5 s). */
+  public Duration healthCheckInterval() {
+    return healthCheckInterval;
+  }
+
+  /** How long one health check of a persistent instance may take before it counts as failed. */
+  public Duration healthCheckTimeout() {
+    return healthCheckTimeout;
+  }
+
   @Override
   public String toString() {
     return "ServerOptions{bind="
@@ -150,6 +166,8 @@ public final class ServerOptions {
     private Duration pushAckTimeout = DEFAULT_PUSH_ACK_TIMEOUT;
     private Duration connectionIdleTimeout = DEFAULT_CONNECTION_IDLE_TIMEOUT;
     private Duration connectionProbeTimeout = DEFAULT_CONNECTION_PROBE_TIMEOUT;
+    private Duration healthCheckInterval = DEFAULT_HEALTH_CHECK_INTERVAL;
+    private Duration healthCheckTimeout = DEFAULT_HEALTH_CHECK_TIMEOUT;
 
     private Builder() {}
 
@@ -244,6 +262,26 @@ public final class ServerOptions {
         throw new IllegalArgumentException(what + " must be positive, was " + value);
       }
       return value;
+    }
+
+    public Builder healthCheckInterval(Duration interval) {
+      Objects.requireNonNull(interval, "interval");
+      if (interval.toMillis() < 10 || interval.toMinutes() > 10) {
+        throw new IllegalArgumentException(
+            "health check interval must be between 10 ms and 10 min, was " + interval);
+      }
+      this.healthCheckInterval = interval;
+      return this;
+    }
+
+    public Builder healthCheckTimeout(Duration timeout) {
+      Objects.requireNonNull(timeout, "timeout");
+      if (timeout.toMillis() < 10 || timeout.toSeconds() > 60) {
+        throw new IllegalArgumentException(
+            "health check timeout must be between 10 ms and 60 s, was " + timeout);
+      }
+      this.healthCheckTimeout = timeout;
+      return this;
     }
 
     public ServerOptions build() {

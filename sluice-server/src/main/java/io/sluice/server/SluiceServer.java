@@ -11,11 +11,15 @@ import io.sluice.server.config.http.ConfigSearch;
 import io.sluice.server.namespace.NamespaceService;
 import io.sluice.server.namespace.NamespaceStore;
 import io.sluice.server.namespace.http.NamespaceRoutes;
+import io.sluice.server.naming.BeatMonitor;
 import io.sluice.server.naming.NamingPushes;
 import io.sluice.server.naming.NamingService;
 import io.sluice.server.naming.NamingStore;
 import io.sluice.server.naming.ServiceRegistry;
 import io.sluice.server.naming.grpc.NamingGrpcHandlers;
+import io.sluice.server.naming.health.HealthChecker;
+import io.sluice.server.naming.health.VertxHealthProbe;
+import io.sluice.server.naming.http.NamingHttpRoutes;
 import io.sluice.server.protocol.grpc.ConnectionRegistry;
 import io.sluice.server.protocol.grpc.GrpcServer;
 import io.sluice.server.protocol.grpc.IdleConnectionEjector;
@@ -234,12 +238,33 @@ public final class SluiceServer implements AutoCloseable {
                 .setWorkerPoolSize(2)
                 .setInternalBlockingPoolSize(2));
     started.push(() -> HttpApiServer.await(vertx.close()));
+    BeatMonitor beats =
+        new BeatMonitor(
+            services, clock, options.maxConnections(), BeatMonitor.DEFAULT_MAX_SERVICES_PER_CLIENT);
+    beats.start(scheduler, BeatMonitor.DEFAULT_SWEEP_MILLIS);
+    VertxHealthProbe probe =
+        new VertxHealthProbe(
+            vertx, options.healthCheckTimeout().toMillis(), HealthChecker.DEFAULT_MAX_IN_FLIGHT);
+    started.push(probe);
+    HealthChecker healthChecker =
+        new HealthChecker(
+            services, probe, HealthChecker.DEFAULT_MAX_IN_FLIGHT, HealthChecker.DEFAULT_FLIP_AFTER);
+    started.push(healthChecker);
+    healthChecker.start(scheduler, options.healthCheckInterval().toMillis());
     ConfigHttpApi configHttp = new ConfigHttpApi(config, vertx, clock, options.maxConnections());
     NamespaceRoutes namespaceHttp =
         new NamespaceRoutes(namespaces, () -> ConfigSearch.countByNamespace(configStore.all()));
     HttpApiServer httpApi =
         HttpApiServer.start(
-            vertx, options, replicator::isReady, List.of(configHttp, namespaceHttp));
+            vertx,
+            options,
+            replicator::isReady,
+            List.of(
+                configHttp,
+                namespaceHttp,
+                httpRouter ->
+                    NamingHttpRoutes.mount(
+                        httpRouter, naming, beats, replicator::isReady, connections::size)));
     started.push(httpApi);
     log.debug("started with {}", options);
     return new SluiceServer(

@@ -37,7 +37,12 @@ public final class HttpApiServer implements AutoCloseable {
     return start(vertx, options, ready, List.of());
   }
 
-  /** Starts the HTTP port with the probes and the given features' routes. */
+  /**
+   * Starts the HTTP port with the probes and the given features' routes.
+   *
+   * @param features the routes of the server's features (config, namespaces, naming, ...); a lambda
+   *     {@code router -> ...} is one
+   */
   public static HttpApiServer start(
       Vertx vertx, ServerOptions options, BooleanSupplier ready, List<HttpRoutes> features) {
     Router router = Router.router(vertx);

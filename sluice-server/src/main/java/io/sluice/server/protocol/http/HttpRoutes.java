@@ -3,7 +3,11 @@ package io.sluice.server.protocol.http;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.ext.web.Router;
 
-/** One feature's part of the HTTP API, mounted by {@link HttpApiServer}. */
+/**
+ * One feature's part of the HTTP API, mounted by {@link HttpApiServer}. Its one abstract method
+ * makes a lambda {@code router -> ...} a feature too.
+ */
+@FunctionalInterface
 public interface HttpRoutes {
   void mount(Router router);
 
