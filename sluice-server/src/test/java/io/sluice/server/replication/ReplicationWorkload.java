@@ -129,6 +129,8 @@ public final class ReplicationWorkload {
     long startCalled = System.nanoTime();
     try (RatisReplicator replicator =
         RatisReplicator.start(options(dataDir).build(), List.of(kv))) {
+      long startReturned = System.nanoTime();
+      long cpuAtStartReturnMs = processCpuNanos() / 1_000_000;
       replicator.ready().get(120, TimeUnit.SECONDS);
       long ready = System.nanoTime();
       long jvmUptimeMs = ManagementFactory.getRuntimeMXBean().getUptime();
@@ -138,12 +140,15 @@ public final class ReplicationWorkload {
       println(
           out,
           String.format(
-              "VERIFIED keys=%d startToReadyMs=%.0f mainToReadyMs=%.0f jvmUptimeAtReadyMs=%d"
-                  + " processCpuAtReadyMs=%d threadsAdded=%d stats=%s",
+              "VERIFIED keys=%d startToReadyMs=%.0f startCallMs=%.0f mainToReadyMs=%.0f"
+                  + " jvmUptimeAtReadyMs=%d processCpuAtStartReturnMs=%d processCpuAtReadyMs=%d"
+                  + " threadsAdded=%d stats=%s",
               kv.size(),
               (ready - startCalled) / 1e6,
+              (startReturned - startCalled) / 1e6,
               (ready - mainEnteredNanos) / 1e6,
               jvmUptimeMs,
+              cpuAtStartReturnMs,
               cpuMs,
               threadsAfter - threadsBefore,
               replicator.stats()));
