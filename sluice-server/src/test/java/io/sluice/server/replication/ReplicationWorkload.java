@@ -142,7 +142,7 @@ public final class ReplicationWorkload {
           String.format(
               "VERIFIED keys=%d startToReadyMs=%.0f startCallMs=%.0f mainToReadyMs=%.0f"
                   + " jvmUptimeAtReadyMs=%d processCpuAtStartReturnMs=%d processCpuAtReadyMs=%d"
-                  + " threadsAdded=%d stats=%s",
+                  + " threadsAdded=%d rssMb=%d heapUsedMb=%d stats=%s",
               kv.size(),
               (ready - startCalled) / 1e6,
               (startReturned - startCalled) / 1e6,
@@ -151,8 +151,29 @@ public final class ReplicationWorkload {
               cpuAtStartReturnMs,
               cpuMs,
               threadsAfter - threadsBefore,
+              rssKb() / 1024,
+              heapUsedBytes() >> 20,
               replicator.stats()));
     }
+  }
+
+  /** Resident set size from /proc (Linux), 0 elsewhere. */
+  private static long rssKb() {
+    try {
+      for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+        if (line.startsWith("VmRSS:")) {
+          return Long.parseLong(line.replaceAll("\\D", ""));
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      // not Linux
+    }
+    return 0;
+  }
+
+  private static long heapUsedBytes() {
+    System.gc();
+    return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
   }
 
   private static long processCpuNanos() {
