@@ -55,6 +55,13 @@ final class BatchProposer {
   private final Function<Throwable, ReplicationException> failureTranslator;
 
   private final ConcurrentLinkedQueue<Submission> queue = new ConcurrentLinkedQueue<>();
+
+  /**
+   * The queue has two consumers, the drain and close(); this lock makes the drain's peek-then-poll
+   * atomic against close(). Producers never take it.
+   */
+  private final Object consumerLock = new Object();
+
   private final AtomicBoolean drainScheduled = new AtomicBoolean();
   private final AtomicInteger entriesInFlight = new AtomicInteger();
   private final AtomicInteger pendingSubmissions = new AtomicInteger();
@@ -222,15 +229,17 @@ final class BatchProposer {
   private List<Submission> takeBatch() {
     List<Submission> batch = new ArrayList<>(Math.min(maxBatchCommands, 64));
     int bytes = CommandBatch.HEADER_BYTES;
-    for (Submission next; batch.size() < maxBatchCommands && (next = queue.peek()) != null; ) {
-      int frame = CommandBatch.frameBytes(next.stateName(), next.command().length);
-      // The first command always goes, even when larger than a batch: it travels alone.
-      if (!batch.isEmpty() && bytes + frame > maxBatchBytes) {
-        break;
+    synchronized (consumerLock) {
+      for (Submission next; batch.size() < maxBatchCommands && (next = queue.peek()) != null; ) {
+        int frame = CommandBatch.frameBytes(next.stateName(), next.command().length);
+        // The first command always goes, even when larger than a batch: it travels alone.
+        if (!batch.isEmpty() && bytes + frame > maxBatchBytes) {
+          break;
+        }
+        queue.poll();
+        batch.add(next);
+        bytes += frame;
       }
-      queue.poll();
-      batch.add(next);
-      bytes += frame;
     }
     return batch;
   }
@@ -291,8 +300,10 @@ final class BatchProposer {
 
   private void failQueued(ReplicationException reason) {
     List<Submission> failed = new ArrayList<>();
-    for (Submission next; (next = queue.poll()) != null; ) {
-      failed.add(next);
+    synchronized (consumerLock) {
+      for (Submission next; (next = queue.poll()) != null; ) {
+        failed.add(next);
+      }
     }
     if (!failed.isEmpty()) {
       failBatch(failed, reason);

@@ -26,10 +26,15 @@ final class RatisProperties {
   static RaftProperties from(ReplicationOptions options) {
     RaftProperties properties = new RaftProperties();
 
-    RaftConfigKeys.Rpc.setType(properties, SupportedRpcType.GRPC);
     RaftServerConfigKeys.setStorageDir(properties, List.of(options.dataDir().toFile()));
-    GrpcConfigKeys.Server.setHost(properties, options.self().host());
-    GrpcConfigKeys.Server.setPort(properties, options.self().port());
+    if (options.standalone()) {
+      // Nobody to talk to: no gRPC server, no port (see StandaloneTransport).
+      RaftConfigKeys.Rpc.setType(properties, new StandaloneTransport());
+    } else {
+      RaftConfigKeys.Rpc.setType(properties, SupportedRpcType.GRPC);
+      GrpcConfigKeys.Server.setHost(properties, options.self().host());
+      GrpcConfigKeys.Server.setPort(properties, options.self().port());
+    }
 
     // Elections. A one-peer group elects itself as soon as the timeout fires, so a short one is
     // the whole of the start-up delay; a cluster needs timeouts well above pauses (see options).

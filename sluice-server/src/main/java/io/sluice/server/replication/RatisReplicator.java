@@ -2,6 +2,7 @@ package io.sluice.server.replication;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -256,7 +257,7 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
   }
 
   /** Where the snapshot files are kept (inside the Ratis group directory). */
-  public java.nio.file.Path snapshotDirectory() {
+  public Path snapshotDirectory() {
     return stateMachine.snapshots().directory();
   }
 
@@ -368,6 +369,7 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
     long logStart = raftLog.getStartIndex();
     long snapshotIndex = stateMachine.loadedSnapshotIndex();
     if (raftLog.getLastEntryTermIndex() != null && logStart > snapshotIndex + 1) {
+      stateMachine.refuseSnapshots();
       throw new IOException(
           "the Raft log in "
               + options.dataDir()

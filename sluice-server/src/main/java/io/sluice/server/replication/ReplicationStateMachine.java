@@ -77,6 +77,9 @@ final class ReplicationStateMachine extends BaseStateMachine {
   private volatile long commandsFailed;
   private volatile long loadedSnapshotIndex = RaftLog.INVALID_LOG_INDEX;
 
+  /** Set when the states are known to be incomplete; no snapshot may record them then. */
+  private volatile boolean snapshotsRefused;
+
   ReplicationStateMachine(
       RaftPeerId selfId, List<ReplicatedState> states, long localProposerId, Listener listener) {
     this.selfId = selfId;
@@ -142,6 +145,10 @@ final class ReplicationStateMachine extends BaseStateMachine {
 
   @Override
   public long takeSnapshot() throws IOException {
+    if (snapshotsRefused) {
+      log.warn("not writing a snapshot: the states are incomplete (see the start-up error)");
+      return RaftLog.INVALID_LOG_INDEX;
+    }
     TermIndex applied = getLastAppliedTermIndex();
     if (applied == null || applied.getIndex() < 0) {
       return RaftLog.INVALID_LOG_INDEX;
@@ -201,6 +208,14 @@ final class ReplicationStateMachine extends BaseStateMachine {
 
   SnapshotDirectory snapshots() {
     return snapshots;
+  }
+
+  /**
+   * Forbids snapshots from now on: the states miss writes (the start-up check failed), and Ratis
+   * snapshots on stop, which would turn that loss into the newest snapshot.
+   */
+  void refuseSnapshots() {
+    snapshotsRefused = true;
   }
 
   private void applyBatch(ByteBuffer data, long index) {

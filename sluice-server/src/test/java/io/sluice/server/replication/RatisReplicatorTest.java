@@ -309,6 +309,9 @@ class RatisReplicatorTest {
     assertThatThrownBy(() -> RatisReplicator.start(options, List.of(new KeyValueState())))
         .isInstanceOf(IOException.class)
         .hasMessageContaining("entries in between are lost");
+    assertThat(snapshotFiles(snapshots))
+        .as("the refused start wrote no snapshot of its incomplete state")
+        .isEmpty();
   }
 
   @Test
