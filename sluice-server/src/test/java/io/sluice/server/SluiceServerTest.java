@@ -45,17 +45,15 @@ class SluiceServerTest {
   }
 
   @Test
-  void reportsWhyTheStoreCouldNotStartWhenItsPortIsTaken(@TempDir Path dataDir) throws Exception {
-    int httpPort = io.sluice.server.testing.FreePorts.httpPortWithFreeGrpcPort();
-    try (java.net.ServerSocket taken =
-            new java.net.ServerSocket(
-                httpPort - 1000, 1, java.net.InetAddress.getLoopbackAddress());
-        SluiceServer server =
-            SluiceServer.start(
-                ServerOptions.builder().httpPort(httpPort).dataDir(dataDir).build())) {
+  void reportsWhyTheStoreCouldNotStartAndStaysUnready(@TempDir Path dataDir) throws Exception {
+    // The store's directory is taken by a plain file: the store cannot open its log.
+    java.nio.file.Files.writeString(dataDir.resolve("ratis"), "not a directory");
+    try (SluiceServer server =
+        SluiceServer.start(ServerOptions.builder().httpPort(0).dataDir(dataDir).build())) {
       assertThat(server.awaitReady(30, java.util.concurrent.TimeUnit.SECONDS)).isFalse();
       assertThat(server.startupFailure()).isNotNull();
       assertThat(get(server, "/nacos/v1/console/health/readiness").statusCode()).isEqualTo(500);
+      assertThat(get(server, "/nacos/v1/console/health/liveness").statusCode()).isEqualTo(200);
     }
   }
 
