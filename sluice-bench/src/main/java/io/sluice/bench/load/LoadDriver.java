@@ -46,8 +46,13 @@ public final class LoadDriver implements Runnable {
     return line.execute(args);
   }
 
+  /** Held so that java.util.logging keeps the level set on it (it holds loggers weakly). */
+  private static final java.util.logging.Logger shadedGrpcLog =
+      java.util.logging.Logger.getLogger("com.alibaba.nacos.shaded.io.grpc");
+
   /** The official client logs every connection at INFO; only trouble is worth seeing here. */
   private static void quietOfficialClient() {
+    shadedGrpcLog.setLevel(java.util.logging.Level.WARNING);
     System.setProperty("org.slf4j.simpleLogger.log.com.alibaba.nacos", "warn");
     System.setProperty(
         "JM.LOG.PATH",
@@ -218,8 +223,7 @@ public final class LoadDriver implements Runnable {
 
     @Override
     public Integer call() throws Exception {
-      PrintStream stdout =
-          new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true);
+      java.io.PrintWriter stdout = spec.commandLine().getOut();
       PrintStream log = System.err;
       if (!List.of(Scenarios.LEAN, Scenarios.OFFICIAL).contains(client)) {
         throw new CommandLine.ParameterException(spec.commandLine(), "--client lean|official");
@@ -259,6 +263,7 @@ public final class LoadDriver implements Runnable {
           .run(Scenarios.expand(scenarios));
       stdout.println();
       stdout.print(ScenarioResult.table(results));
+      stdout.flush();
       Map<String, Long> errors = Errors.drain();
       long total = results.stream().mapToLong(ScenarioResult::errors).sum();
       if (!errors.isEmpty()) {
