@@ -19,6 +19,7 @@ public final class ServerOptions {
   public static final long DEFAULT_MAX_CONTENT_BYTES = 10L * 1024 * 1024;
   public static final Duration DEFAULT_HISTORY_RETENTION = Duration.ofDays(30);
   public static final int DEFAULT_MAX_CONNECTIONS = 20_000;
+  public static final Duration DEFAULT_PUSH_DELAY = Duration.ofMillis(20);
 
   private final String bindAddress;
   private final int httpPort;
@@ -27,6 +28,7 @@ public final class ServerOptions {
   private final long maxContentBytes;
   private final Duration historyRetention;
   private final int maxConnections;
+  private final Duration pushDelay;
 
   private ServerOptions(Builder builder) {
     this.bindAddress = builder.bindAddress;
@@ -36,6 +38,7 @@ public final class ServerOptions {
     this.maxContentBytes = builder.maxContentBytes;
     this.historyRetention = builder.historyRetention;
     this.maxConnections = builder.maxConnections;
+    this.pushDelay = builder.pushDelay;
   }
 
   public static Builder builder() {
@@ -89,6 +92,11 @@ public final class ServerOptions {
     return maxConnections;
   }
 
+  /** How long naming changes are gathered before subscribers are pushed the newest list. */
+  public Duration pushDelay() {
+    return pushDelay;
+  }
+
   @Override
   public String toString() {
     return "ServerOptions{bind="
@@ -114,6 +122,7 @@ public final class ServerOptions {
     private long maxContentBytes = DEFAULT_MAX_CONTENT_BYTES;
     private Duration historyRetention = DEFAULT_HISTORY_RETENTION;
     private int maxConnections = DEFAULT_MAX_CONNECTIONS;
+    private Duration pushDelay = DEFAULT_PUSH_DELAY;
 
     private Builder() {}
 
@@ -174,6 +183,16 @@ public final class ServerOptions {
         throw new IllegalArgumentException("max connections must be positive");
       }
       this.maxConnections = maxConnections;
+      return this;
+    }
+
+    public Builder pushDelay(Duration pushDelay) {
+      Objects.requireNonNull(pushDelay, "pushDelay");
+      if (pushDelay.isNegative() || pushDelay.toMillis() > 10_000) {
+        throw new IllegalArgumentException(
+            "push delay must be between 0 and 10 s, was " + pushDelay);
+      }
+      this.pushDelay = pushDelay;
       return this;
     }
 

@@ -6,6 +6,11 @@ import io.sluice.server.config.ConfigStore;
 import io.sluice.server.config.ConfigValidator;
 import io.sluice.server.config.ConfigWatchers;
 import io.sluice.server.config.grpc.ConfigGrpcHandlers;
+import io.sluice.server.naming.NamingPushes;
+import io.sluice.server.naming.NamingService;
+import io.sluice.server.naming.NamingStore;
+import io.sluice.server.naming.ServiceRegistry;
+import io.sluice.server.naming.grpc.NamingGrpcHandlers;
 import io.sluice.server.protocol.grpc.ConnectionRegistry;
 import io.sluice.server.protocol.grpc.GrpcServer;
 import io.sluice.server.protocol.grpc.IdleConnectionEjector;
@@ -56,6 +61,7 @@ public final class SluiceServer implements AutoCloseable {
   private final GrpcServer grpc;
   private final Replicator replicator;
   private final ConfigService config;
+  private final NamingService naming;
   private final ConnectionRegistry connections;
   private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -66,6 +72,7 @@ public final class SluiceServer implements AutoCloseable {
       GrpcServer grpc,
       Replicator replicator,
       ConfigService config,
+      NamingService naming,
       ConnectionRegistry connections) {
     this.options = options;
     this.closeInReverse = closeInReverse;
@@ -73,6 +80,7 @@ public final class SluiceServer implements AutoCloseable {
     this.grpc = grpc;
     this.replicator = replicator;
     this.config = config;
+    this.naming = naming;
     this.connections = connections;
   }
 
@@ -133,7 +141,9 @@ public final class SluiceServer implements AutoCloseable {
     started.push(history);
     ConfigWatchers watchers = new ConfigWatchers(fanout);
     ConfigStore configStore = new ConfigStore(history, watchers);
-    List<ReplicatedState> states = List.of(configStore);
+    ServiceRegistry services = new ServiceRegistry(clock);
+    NamingStore namingStore = new NamingStore(services);
+    List<ReplicatedState> states = List.of(configStore, namingStore);
 
     Replicator replicator = replication.start(options, states);
     if (replicator instanceof AutoCloseable closeable) {
@@ -155,12 +165,21 @@ public final class SluiceServer implements AutoCloseable {
         60,
         TimeUnit.MINUTES);
 
+    ScheduledThreadPoolExecutor pushThread =
+        new ScheduledThreadPoolExecutor(1, daemonThreads("sluice-push"));
+    pushThread.setRemoveOnCancelPolicy(true);
+    started.push(() -> shutdown(pushThread));
+    NamingPushes pushes = new NamingPushes(services, pushThread, options.pushDelay().toMillis());
+    services.onChange(pushes);
+    NamingService naming = new NamingService(services, pushes, replicator);
+
     MessageCodec codec = new MessageCodec();
     RequestRouter router = new RequestRouter(codec);
     ConnectionRegistry connections =
         new ConnectionRegistry(
             clock, codec, options.maxConnections(), MAX_PENDING_PUSHES_PER_CONNECTION);
     ConfigGrpcHandlers.install(config, router, connections, scheduler);
+    NamingGrpcHandlers.install(naming, router, connections, pushThread);
 
     int eventLoops = Math.min(2, Runtime.getRuntime().availableProcessors());
     GrpcServer grpc =
@@ -194,7 +213,8 @@ public final class SluiceServer implements AutoCloseable {
     HttpApiServer httpApi = HttpApiServer.start(vertx, options, replicator::isReady);
     started.push(httpApi);
     log.debug("started with {}", options);
-    return new SluiceServer(options, started, httpApi, grpc, replicator, config, connections);
+    return new SluiceServer(
+        options, started, httpApi, grpc, replicator, config, naming, connections);
   }
 
   /**
@@ -226,6 +246,10 @@ public final class SluiceServer implements AutoCloseable {
 
   public ConfigService config() {
     return config;
+  }
+
+  public NamingService naming() {
+    return naming;
   }
 
   public ConnectionRegistry connections() {

@@ -4,6 +4,7 @@ import io.grpc.ServerCall;
 import io.grpc.Status;
 import io.sluice.server.ServerClock;
 import io.sluice.server.protocol.grpc.ConnectionMessages.ConnectResetRequest;
+import java.nio.charset.StandardCharsets;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -142,6 +143,39 @@ public final class Connection {
     return true;
   }
 
+  /**
+   * Like {@link #push(NacosRequest, long, PushCallback)} for a request whose JSON was encoded once
+   * for many connections: the body sent is {@code {"requestId":"<id>",} followed by {@code
+   * jsonAfterRequestId}, which must hold the remaining fields and the closing brace.
+   */
+  public boolean pushEncoded(
+      String type, byte[] jsonAfterRequestId, long timeoutMillis, PushCallback callback) {
+    if (closed.get()) {
+      callback.onFailed("connection closed");
+      return false;
+    }
+    if (pending.size() >= maxPendingPushes) {
+      callback.onFailed("too many unanswered pushes");
+      close("client left " + maxPendingPushes + " pushes unanswered");
+      return false;
+    }
+    String requestId = Long.toString(pushIds.incrementAndGet());
+    byte[] prefix = ("{\"requestId\":\"" + requestId + "\",").getBytes(StandardCharsets.US_ASCII);
+    byte[] body = new byte[prefix.length + jsonAfterRequestId.length];
+    System.arraycopy(prefix, 0, body, 0, prefix.length);
+    System.arraycopy(jsonAfterRequestId, 0, body, prefix.length, jsonAfterRequestId.length);
+    long deadline = clock.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+    pending.put(requestId, new PendingPush(deadline, callback));
+    if (!send(Payload.of(type, body))) {
+      PendingPush failed = pending.remove(requestId);
+      if (failed != null) {
+        failed.callback.onFailed("send failed");
+      }
+      return false;
+    }
+    return true;
+  }
+
   /** Sends a request whose answer nobody waits for (setup acknowledgement, reset). */
   boolean sendWithoutAnswer(NacosRequest request) {
     request.requestId = Long.toString(pushIds.incrementAndGet());
@@ -149,7 +183,10 @@ public final class Connection {
   }
 
   private boolean send(NacosRequest request) {
-    Payload payload = codec.encode(request);
+    return send(codec.encode(request));
+  }
+
+  private boolean send(Payload payload) {
     try {
       synchronized (sendLock) {
         if (closed.get()) {
