@@ -39,6 +39,12 @@ final class NamingScenarios {
     return String.format("bench-service-%05d", i);
   }
 
+  /** {@code group@@name} or {@code name} to {@code name}. */
+  static String ungrouped(String serviceName) {
+    int at = serviceName.lastIndexOf("@@");
+    return at < 0 ? serviceName : serviceName.substring(at + 2);
+  }
+
   static String ip(int a, int i) {
     return "10." + a + "." + ((i >> 8) & 255) + "." + (i & 255);
   }
@@ -149,7 +155,7 @@ final class NamingScenarios {
                   service(s),
                   (name, ports, bytes, nanos) -> {
                     delivered.event(bytes);
-                    Integer index = indexOf.get(name.substring(name.lastIndexOf("@@") + 2));
+                    Integer index = indexOf.get(ungrouped(name));
                     if (index == null) {
                       return;
                     }
