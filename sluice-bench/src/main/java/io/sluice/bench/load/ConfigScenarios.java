@@ -23,13 +23,20 @@ final class ConfigScenarios {
   private final ConfigClient client;
   private final String clientName;
   private final ProcessProbe server;
+  private final Failures failures;
   private final String[] dataIds;
 
-  ConfigScenarios(Settings settings, ConfigClient client, String clientName, ProcessProbe server) {
+  ConfigScenarios(
+      Settings settings,
+      ConfigClient client,
+      String clientName,
+      ProcessProbe server,
+      Failures failures) {
     this.settings = settings;
     this.client = client;
     this.clientName = clientName;
     this.server = server;
+    this.failures = failures;
     this.dataIds = new String[settings.configs()];
     for (int i = 0; i < dataIds.length; i++) {
       dataIds[i] = String.format("bench-config-%05d", i);
@@ -82,7 +89,8 @@ final class ConfigScenarios {
     LatencyStats stats = new LatencyStats();
     Measurement measurement = new Measurement(server, Map.of("ops", stats));
     Measurement.Window window =
-        LoadLoop.run(shape, operation, stats, measurement, settings.warmup(), settings.duration());
+        LoadLoop.run(
+            shape, operation, stats, measurement, settings.warmup(), settings.duration(), failures);
     return ScenarioResult.of(scenario, clientName, Scenarios.describe(shape), window)
         .put("configs", settings.configs());
   }
@@ -171,7 +179,13 @@ final class ConfigScenarios {
       LoadLoop.Shape shape = new LoadLoop.Open(settings.publishRate(), settings.maxInFlight());
       Measurement.Window window =
           LoadLoop.run(
-              shape, publish, published, measurement, settings.warmup(), settings.duration());
+              shape,
+              publish,
+              published,
+              measurement,
+              settings.warmup(),
+              settings.duration(),
+              failures);
       long expectedDeliveries = expected.sum();
       long deliveries = window.main().count();
       return ScenarioResult.of("config-listen", clientName, "listeners=" + clients, window)

@@ -22,11 +22,13 @@ final class LeanConfigClient implements ConfigClient {
   private static final Map<String, String> NOTIFY = Map.of("notify", "true");
 
   private final LeanTransport transport;
+  private final Failures failures;
   private final List<LeanConnection> pool;
   private final AtomicLong next = new AtomicLong();
 
-  LeanConfigClient(LeanTransport transport, int connections) {
+  LeanConfigClient(LeanTransport transport, int connections, Failures failures) {
     this.transport = transport;
+    this.failures = failures;
     this.pool = Connections.open(transport, LeanTransport.configLabels(), connections);
   }
 
@@ -75,7 +77,7 @@ final class LeanConfigClient implements ConfigClient {
                       events.received(
                           dataId, Json.stringField(response.body(), "content"), System.nanoTime());
                     } else {
-                      Errors.note(failure);
+                      failures.note(failure);
                     }
                   });
         };

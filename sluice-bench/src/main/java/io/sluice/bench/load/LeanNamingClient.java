@@ -23,11 +23,13 @@ final class LeanNamingClient implements NamingClient {
   private static final ObjectMapper json = new ObjectMapper();
 
   private final LeanTransport transport;
+  private final Failures failures;
   private final List<LeanConnection> pool;
   private final AtomicLong next = new AtomicLong();
 
-  LeanNamingClient(LeanTransport transport, int connections) {
+  LeanNamingClient(LeanTransport transport, int connections, Failures failures) {
     this.transport = transport;
+    this.failures = failures;
     this.pool = Connections.open(transport, LeanTransport.namingLabels(), connections);
   }
 
@@ -99,7 +101,7 @@ final class LeanNamingClient implements NamingClient {
                 push.body().length,
                 received);
           } catch (IOException e) {
-            Errors.note(e);
+            failures.note(e);
           }
         };
     LeanConnection c = transport.connectNow(LeanTransport.namingLabels(), onPush);

@@ -250,6 +250,7 @@ public final class LoadDriver implements Runnable {
           settings.grpcPort(),
           serverPid == null ? "unknown (no CPU/RSS figures)" : serverPid,
           smoke ? "smoke run" : settings.duration().toSeconds() + " s per scenario");
+      Failures failures = new Failures(log);
       List<ScenarioResult> results = new ArrayList<>();
       java.util.function.Consumer<ScenarioResult> sink =
           result -> {
@@ -259,12 +260,12 @@ public final class LoadDriver implements Runnable {
       if (out != null) {
         sink = sink.andThen(Scenarios.appendTo(out));
       }
-      new Scenarios(settings, client, loop, serverProbe, ioThreads, sink, log)
+      new Scenarios(settings, client, loop, serverProbe, ioThreads, sink, log, failures)
           .run(Scenarios.expand(scenarios));
       stdout.println();
       stdout.print(ScenarioResult.table(results));
       stdout.flush();
-      Map<String, Long> errors = Errors.drain();
+      Map<String, Long> errors = failures.drain();
       long total = results.stream().mapToLong(ScenarioResult::errors).sum();
       if (!errors.isEmpty()) {
         log.println("load: failures by kind: " + errors);

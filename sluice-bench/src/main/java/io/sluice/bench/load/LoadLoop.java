@@ -51,13 +51,15 @@ final class LoadLoop {
 
   private final Operation operation;
   private final LatencyStats stats;
+  private final Failures failures;
   private final AtomicLong sequence = new AtomicLong();
   private final AtomicInteger inFlight = new AtomicInteger();
   private volatile boolean running = true;
 
-  private LoadLoop(Operation operation, LatencyStats stats) {
+  private LoadLoop(Operation operation, LatencyStats stats, Failures failures) {
     this.operation = operation;
     this.stats = stats;
+    this.failures = failures;
   }
 
   static Measurement.Window run(
@@ -66,9 +68,10 @@ final class LoadLoop {
       LatencyStats stats,
       Measurement measurement,
       Duration warmup,
-      Duration duration)
+      Duration duration,
+      Failures failures)
       throws InterruptedException {
-    LoadLoop loop = new LoadLoop(operation, stats);
+    LoadLoop loop = new LoadLoop(operation, stats, failures);
     Thread pacer = null;
     if (shape instanceof Closed closed) {
       for (int i = 0; i < closed.concurrency(); i++) {
@@ -110,7 +113,7 @@ final class LoadLoop {
       stats.record(System.nanoTime() - intendedNanos);
     } else {
       stats.error();
-      Errors.note(failure);
+      failures.note(failure);
     }
   }
 

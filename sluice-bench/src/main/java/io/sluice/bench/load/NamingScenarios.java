@@ -19,13 +19,20 @@ final class NamingScenarios {
   private final NamingClient client;
   private final String clientName;
   private final ProcessProbe server;
+  private final Failures failures;
   private final Map<String, String> metadata;
 
-  NamingScenarios(Settings settings, NamingClient client, String clientName, ProcessProbe server) {
+  NamingScenarios(
+      Settings settings,
+      NamingClient client,
+      String clientName,
+      ProcessProbe server,
+      Failures failures) {
     this.settings = settings;
     this.client = client;
     this.clientName = clientName;
     this.server = server;
+    this.failures = failures;
     this.metadata = metadata(settings.metadataBytes());
   }
 
@@ -96,7 +103,8 @@ final class NamingScenarios {
     LatencyStats stats = new LatencyStats();
     Measurement measurement = new Measurement(server, Map.of("ops", stats));
     Measurement.Window window =
-        LoadLoop.run(shape, operation, stats, measurement, settings.warmup(), settings.duration());
+        LoadLoop.run(
+            shape, operation, stats, measurement, settings.warmup(), settings.duration(), failures);
     return ScenarioResult.of(scenario, clientName, Scenarios.describe(shape), window)
         .put("services", settings.services())
         .put("metadataBytes", settings.metadataBytes());
@@ -207,7 +215,8 @@ final class NamingScenarios {
               changes,
               measurement,
               settings.warmup(),
-              settings.duration());
+              settings.duration(),
+              failures);
       LatencyStats.Snapshot pushes = window.main();
       double cpu = window.serverCpuSeconds();
       return ScenarioResult.of(

@@ -25,12 +25,15 @@ final class OfficialConfigClient implements ConfigClient {
   private final Properties properties;
   private final List<ConfigService> pool = new ArrayList<>();
   private final ExecutorService callers;
+  private final Failures failures;
   private final AtomicLong next = new AtomicLong();
 
-  OfficialConfigClient(Properties properties, int instances, ExecutorService callers)
+  OfficialConfigClient(
+      Properties properties, int instances, ExecutorService callers, Failures failures)
       throws NacosException {
     this.properties = properties;
     this.callers = callers;
+    this.failures = failures;
     for (int i = 0; i < instances; i++) {
       pool.add(NacosFactory.createConfigService(properties));
     }
@@ -111,12 +114,12 @@ final class OfficialConfigClient implements ConfigClient {
     return () -> shutDown(listeners);
   }
 
-  private static void shutDown(List<ConfigService> clients) {
+  private void shutDown(List<ConfigService> clients) {
     for (ConfigService client : clients) {
       try {
         client.shutDown();
       } catch (NacosException | RuntimeException e) {
-        Errors.note(e);
+        failures.note(e);
       }
     }
   }

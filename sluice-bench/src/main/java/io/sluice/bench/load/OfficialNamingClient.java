@@ -13,6 +13,7 @@ import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The naming operations through the official {@code nacos-client}: {@link NamingService} instances
@@ -24,11 +25,15 @@ final class OfficialNamingClient implements NamingClient {
   private final Properties properties;
   private final List<NamingService> pool = new ArrayList<>();
   private final ExecutorService callers;
+  private final Failures failures;
+  private final AtomicLong next = new AtomicLong();
 
-  OfficialNamingClient(Properties properties, int instances, ExecutorService callers)
+  OfficialNamingClient(
+      Properties properties, int instances, ExecutorService callers, Failures failures)
       throws NacosException {
     this.properties = properties;
     this.callers = callers;
+    this.failures = failures;
     for (int i = 0; i < instances; i++) {
       pool.add(NacosFactory.createNamingService(properties));
     }
@@ -73,7 +78,7 @@ final class OfficialNamingClient implements NamingClient {
 
   @Override
   public CompletableFuture<?> query(String service) {
-    NamingService naming = pool.get((int) (Thread.currentThread().getId() % pool.size()));
+    NamingService naming = pool.get((int) (next.getAndIncrement() % pool.size()));
     return async(() -> naming.getAllInstances(service, GROUP, false));
   }
 
@@ -126,17 +131,17 @@ final class OfficialNamingClient implements NamingClient {
     return () -> shutDown(naming);
   }
 
-  private static void shutDown(NamingService naming) {
+  private void shutDown(NamingService naming) {
     try {
       naming.shutDown();
     } catch (NacosException | RuntimeException e) {
-      Errors.note(e);
+      failures.note(e);
     }
   }
 
   @Override
   public void close() {
-    pool.forEach(OfficialNamingClient::shutDown);
+    pool.forEach(this::shutDown);
     callers.shutdownNow();
   }
 }

@@ -44,6 +44,7 @@ final class Scenarios {
   private final int ioThreads;
   private final Consumer<ScenarioResult> sink;
   private final PrintStream log;
+  private final Failures failures;
 
   Scenarios(
       Settings settings,
@@ -52,7 +53,8 @@ final class Scenarios {
       ProcessProbe server,
       int ioThreads,
       Consumer<ScenarioResult> sink,
-      PrintStream log) {
+      PrintStream log,
+      Failures failures) {
     this.settings = settings;
     this.clientMode = clientMode;
     this.loop = loop;
@@ -60,6 +62,7 @@ final class Scenarios {
     this.ioThreads = ioThreads;
     this.sink = sink;
     this.log = log;
+    this.failures = failures;
   }
 
   static String describe(LoadLoop.Shape shape) {
@@ -94,9 +97,10 @@ final class Scenarios {
   }
 
   private void runConfig(LeanTransport transport, List<String> names) throws Exception {
-    try (LeanConfigClient seeder = new LeanConfigClient(transport, 2);
+    try (LeanConfigClient seeder = new LeanConfigClient(transport, 2, failures);
         ConfigClient client = configClient(transport)) {
-      ConfigScenarios scenarios = new ConfigScenarios(settings, client, clientMode, server);
+      ConfigScenarios scenarios =
+          new ConfigScenarios(settings, client, clientMode, server, failures);
       long t0 = System.nanoTime();
       scenarios.seed(seeder);
       log.printf(
@@ -115,9 +119,10 @@ final class Scenarios {
   }
 
   private void runNaming(LeanTransport transport, List<String> names) throws Exception {
-    try (LeanNamingClient seeder = new LeanNamingClient(transport, 1);
+    try (LeanNamingClient seeder = new LeanNamingClient(transport, 1, failures);
         NamingClient client = namingClient(transport)) {
-      NamingScenarios scenarios = new NamingScenarios(settings, client, clientMode, server);
+      NamingScenarios scenarios =
+          new NamingScenarios(settings, client, clientMode, server, failures);
       for (String name : names) {
         log.printf("load: %s (%s client)%n", name, clientMode);
         switch (name) {
@@ -161,18 +166,18 @@ final class Scenarios {
 
   private ConfigClient configClient(LeanTransport transport) throws Exception {
     if (clientMode.equals(LEAN)) {
-      return new LeanConfigClient(transport, settings.connections());
+      return new LeanConfigClient(transport, settings.connections(), failures);
     }
     return new OfficialConfigClient(
-        officialProperties(), settings.connections(), callers(settings.concurrency()));
+        officialProperties(), settings.connections(), callers(settings.concurrency()), failures);
   }
 
   private NamingClient namingClient(LeanTransport transport) throws Exception {
     if (clientMode.equals(LEAN)) {
-      return new LeanNamingClient(transport, settings.connections());
+      return new LeanNamingClient(transport, settings.connections(), failures);
     }
     return new OfficialNamingClient(
-        officialProperties(), settings.connections(), callers(settings.concurrency()));
+        officialProperties(), settings.connections(), callers(settings.concurrency()), failures);
   }
 
   private Properties officialProperties() {
