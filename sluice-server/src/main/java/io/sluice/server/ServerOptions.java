@@ -20,6 +20,11 @@ public final class ServerOptions {
   public static final Duration DEFAULT_HISTORY_RETENTION = Duration.ofDays(30);
   public static final int DEFAULT_MAX_CONNECTIONS = 20_000;
   public static final Duration DEFAULT_PUSH_DELAY = Duration.ofMillis(20);
+  public static final Duration DEFAULT_PUSH_ACK_TIMEOUT = Duration.ofSeconds(5);
+  public static final Duration DEFAULT_CONNECTION_IDLE_TIMEOUT = Duration.ofSeconds(20);
+  public static final Duration DEFAULT_CONNECTION_PROBE_TIMEOUT = Duration.ofSeconds(5);
+  public static final Duration DEFAULT_HEALTH_CHECK_INTERVAL = Duration.ofSeconds(5);
+  public static final Duration DEFAULT_HEALTH_CHECK_TIMEOUT = Duration.ofSeconds(2);
 
   private final String bindAddress;
   private final int httpPort;
@@ -29,6 +34,11 @@ public final class ServerOptions {
   private final Duration historyRetention;
   private final int maxConnections;
   private final Duration pushDelay;
+  private final Duration pushAckTimeout;
+  private final Duration connectionIdleTimeout;
+  private final Duration connectionProbeTimeout;
+  private final Duration healthCheckInterval;
+  private final Duration healthCheckTimeout;
 
   private ServerOptions(Builder builder) {
     this.bindAddress = builder.bindAddress;
@@ -39,6 +49,11 @@ public final class ServerOptions {
     this.historyRetention = builder.historyRetention;
     this.maxConnections = builder.maxConnections;
     this.pushDelay = builder.pushDelay;
+    this.pushAckTimeout = builder.pushAckTimeout;
+    this.connectionIdleTimeout = builder.connectionIdleTimeout;
+    this.connectionProbeTimeout = builder.connectionProbeTimeout;
+    this.healthCheckInterval = builder.healthCheckInterval;
+    this.healthCheckTimeout = builder.healthCheckTimeout;
   }
 
   public static Builder builder() {
@@ -97,6 +112,31 @@ public final class ServerOptions {
     return pushDelay;
   }
 
+  /** How long a client has to acknowledge a push before it is retried (a few times). */
+  public Duration pushAckTimeout() {
+    return pushAckTimeout;
+  }
+
+  /** Silence after which a connection is probed with a ClientDetectionRequest (Nacos: 20 s). */
+  public Duration connectionIdleTimeout() {
+    return connectionIdleTimeout;
+  }
+
+  /** How long a probed connection has to answer before it is closed (Nacos: 5 s). */
+  public Duration connectionProbeTimeout() {
+    return connectionProbeTimeout;
+  }
+
+  /** How often the server checks each persistent instance (Nacos: about 5 s). */
+  public Duration healthCheckInterval() {
+    return healthCheckInterval;
+  }
+
+  /** How long one health check of a persistent instance may take before it counts as failed. */
+  public Duration healthCheckTimeout() {
+    return healthCheckTimeout;
+  }
+
   @Override
   public String toString() {
     return "ServerOptions{bind="
@@ -123,6 +163,11 @@ public final class ServerOptions {
     private Duration historyRetention = DEFAULT_HISTORY_RETENTION;
     private int maxConnections = DEFAULT_MAX_CONNECTIONS;
     private Duration pushDelay = DEFAULT_PUSH_DELAY;
+    private Duration pushAckTimeout = DEFAULT_PUSH_ACK_TIMEOUT;
+    private Duration connectionIdleTimeout = DEFAULT_CONNECTION_IDLE_TIMEOUT;
+    private Duration connectionProbeTimeout = DEFAULT_CONNECTION_PROBE_TIMEOUT;
+    private Duration healthCheckInterval = DEFAULT_HEALTH_CHECK_INTERVAL;
+    private Duration healthCheckTimeout = DEFAULT_HEALTH_CHECK_TIMEOUT;
 
     private Builder() {}
 
@@ -193,6 +238,49 @@ public final class ServerOptions {
             "push delay must be between 0 and 10 s, was " + pushDelay);
       }
       this.pushDelay = pushDelay;
+      return this;
+    }
+
+    public Builder pushAckTimeout(Duration timeout) {
+      this.pushAckTimeout = positive("push ack timeout", timeout);
+      return this;
+    }
+
+    public Builder connectionIdleTimeout(Duration timeout) {
+      this.connectionIdleTimeout = positive("connection idle timeout", timeout);
+      return this;
+    }
+
+    public Builder connectionProbeTimeout(Duration timeout) {
+      this.connectionProbeTimeout = positive("connection probe timeout", timeout);
+      return this;
+    }
+
+    private static Duration positive(String what, Duration value) {
+      Objects.requireNonNull(value, what);
+      if (value.isNegative() || value.isZero()) {
+        throw new IllegalArgumentException(what + " must be positive, was " + value);
+      }
+      return value;
+    }
+
+    public Builder healthCheckInterval(Duration interval) {
+      Objects.requireNonNull(interval, "interval");
+      if (interval.toMillis() < 10 || interval.toMinutes() > 10) {
+        throw new IllegalArgumentException(
+            "health check interval must be between 10 ms and 10 min, was " + interval);
+      }
+      this.healthCheckInterval = interval;
+      return this;
+    }
+
+    public Builder healthCheckTimeout(Duration timeout) {
+      Objects.requireNonNull(timeout, "timeout");
+      if (timeout.toMillis() < 10 || timeout.toSeconds() > 60) {
+        throw new IllegalArgumentException(
+            "health check timeout must be between 10 ms and 60 s, was " + timeout);
+      }
+      this.healthCheckTimeout = timeout;
       return this;
     }
 

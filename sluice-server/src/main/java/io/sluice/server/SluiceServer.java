@@ -6,11 +6,20 @@ import io.sluice.server.config.ConfigStore;
 import io.sluice.server.config.ConfigValidator;
 import io.sluice.server.config.ConfigWatchers;
 import io.sluice.server.config.grpc.ConfigGrpcHandlers;
+import io.sluice.server.config.http.ConfigHttpApi;
+import io.sluice.server.config.http.ConfigSearch;
+import io.sluice.server.namespace.NamespaceService;
+import io.sluice.server.namespace.NamespaceStore;
+import io.sluice.server.namespace.http.NamespaceRoutes;
+import io.sluice.server.naming.BeatMonitor;
 import io.sluice.server.naming.NamingPushes;
 import io.sluice.server.naming.NamingService;
 import io.sluice.server.naming.NamingStore;
 import io.sluice.server.naming.ServiceRegistry;
 import io.sluice.server.naming.grpc.NamingGrpcHandlers;
+import io.sluice.server.naming.health.HealthChecker;
+import io.sluice.server.naming.health.VertxHealthProbe;
+import io.sluice.server.naming.http.NamingHttpRoutes;
 import io.sluice.server.protocol.grpc.ConnectionRegistry;
 import io.sluice.server.protocol.grpc.GrpcServer;
 import io.sluice.server.protocol.grpc.IdleConnectionEjector;
@@ -31,12 +40,15 @@ import java.nio.file.Files;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.ratis.util.ExitUtils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,21 +60,21 @@ import org.slf4j.LoggerFactory;
 public final class SluiceServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(SluiceServer.class);
 
-  /** Idle-connection detection as Nacos does it: probe after 20 s of silence, wait 5 s. */
-  private static final long CONNECTION_SWEEP_MILLIS = 1_000;
+  /** How often connections are checked for silence and overdue pushes. */
+  private static final long CONNECTION_SWEEP_MILLIS = 500;
 
-  private static final long CONNECTION_IDLE_MILLIS = 20_000;
-  private static final long CONNECTION_PROBE_MILLIS = 5_000;
   private static final int MAX_PENDING_PUSHES_PER_CONNECTION = 1_024;
 
   private final ServerOptions options;
   private final Deque<AutoCloseable> closeInReverse;
   private final HttpApiServer httpApi;
   private final GrpcServer grpc;
-  private final Replicator replicator;
+  private final StartingReplicator replicator;
   private final ConfigService config;
   private final NamingService naming;
   private final ConnectionRegistry connections;
+  private final NamespaceService namespaces;
+  private final ConfigHttpApi configHttp;
   private final AtomicBoolean closed = new AtomicBoolean();
 
   private SluiceServer(
@@ -70,10 +82,12 @@ public final class SluiceServer implements AutoCloseable {
       Deque<AutoCloseable> closeInReverse,
       HttpApiServer httpApi,
       GrpcServer grpc,
-      Replicator replicator,
+      StartingReplicator replicator,
       ConfigService config,
       NamingService naming,
-      ConnectionRegistry connections) {
+      ConnectionRegistry connections,
+      NamespaceService namespaces,
+      ConfigHttpApi configHttp) {
     this.options = options;
     this.closeInReverse = closeInReverse;
     this.httpApi = httpApi;
@@ -82,6 +96,8 @@ public final class SluiceServer implements AutoCloseable {
     this.config = config;
     this.naming = naming;
     this.connections = connections;
+    this.namespaces = namespaces;
+    this.configHttp = configHttp;
   }
 
   /** Starts a standalone server whose store is a one-peer Ratis group in the data directory. */
@@ -90,6 +106,10 @@ public final class SluiceServer implements AutoCloseable {
   }
 
   private static Replicator startRatis(ServerOptions options, List<ReplicatedState> states) {
+    // Ratis calls System.exit when, for one, its port is taken. A server (or a test JVM holding
+    // several) must report that and stay up, so turn it into an exception. Ratis only offers
+    // this as a process-wide switch.
+    ExitUtils.disableSystemExit();
     ReplicationOptions replication =
         ReplicationOptions.builder(options.dataDir().resolve("ratis"))
             .self(
@@ -143,12 +163,17 @@ public final class SluiceServer implements AutoCloseable {
     ConfigStore configStore = new ConfigStore(history, watchers);
     ServiceRegistry services = new ServiceRegistry(clock);
     NamingStore namingStore = new NamingStore(services);
-    List<ReplicatedState> states = List.of(configStore, namingStore);
+    NamespaceStore namespaceStore = new NamespaceStore();
+    List<ReplicatedState> states = List.of(configStore, namingStore, namespaceStore);
 
-    Replicator replicator = replication.start(options, states);
-    if (replicator instanceof AutoCloseable closeable) {
-      started.push(closeable);
-    }
+    // The store opens its log and elects itself while the ports start.
+    ExecutorService storeStarter =
+        Executors.newSingleThreadExecutor(daemonThreads("sluice-store-start"));
+    StartingReplicator replicator =
+        new StartingReplicator(
+            CompletableFuture.supplyAsync(() -> replication.start(options, states), storeStarter));
+    storeStarter.shutdown();
+    started.push(replicator);
     ConfigService config =
         new ConfigService(
             configStore,
@@ -157,6 +182,8 @@ public final class SluiceServer implements AutoCloseable {
             replicator,
             new ConfigValidator(options.maxContentBytes()),
             clock);
+    NamespaceService namespaces =
+        new NamespaceService(namespaceStore, replicator, clock, () -> UUID.randomUUID().toString());
     scheduler.scheduleWithFixedDelay(
         () ->
             history.purgeOlderThan(
@@ -178,8 +205,9 @@ public final class SluiceServer implements AutoCloseable {
     ConnectionRegistry connections =
         new ConnectionRegistry(
             clock, codec, options.maxConnections(), MAX_PENDING_PUSHES_PER_CONNECTION);
-    ConfigGrpcHandlers.install(config, router, connections, scheduler);
-    NamingGrpcHandlers.install(naming, router, connections, pushThread);
+    long pushAckMillis = options.pushAckTimeout().toMillis();
+    ConfigGrpcHandlers.install(config, router, connections, scheduler, pushAckMillis);
+    NamingGrpcHandlers.install(naming, router, connections, pushThread, pushAckMillis);
 
     int eventLoops = Math.min(2, Runtime.getRuntime().availableProcessors());
     GrpcServer grpc =
@@ -200,8 +228,8 @@ public final class SluiceServer implements AutoCloseable {
             clock,
             scheduler,
             CONNECTION_SWEEP_MILLIS,
-            CONNECTION_IDLE_MILLIS,
-            CONNECTION_PROBE_MILLIS));
+            options.connectionIdleTimeout().toMillis(),
+            options.connectionProbeTimeout().toMillis()));
 
     Vertx vertx =
         Vertx.vertx(
@@ -210,11 +238,46 @@ public final class SluiceServer implements AutoCloseable {
                 .setWorkerPoolSize(2)
                 .setInternalBlockingPoolSize(2));
     started.push(() -> HttpApiServer.await(vertx.close()));
-    HttpApiServer httpApi = HttpApiServer.start(vertx, options, replicator::isReady);
+    BeatMonitor beats =
+        new BeatMonitor(
+            services, clock, options.maxConnections(), BeatMonitor.DEFAULT_MAX_SERVICES_PER_CLIENT);
+    beats.start(scheduler, BeatMonitor.DEFAULT_SWEEP_MILLIS);
+    VertxHealthProbe probe =
+        new VertxHealthProbe(
+            vertx, options.healthCheckTimeout().toMillis(), HealthChecker.DEFAULT_MAX_IN_FLIGHT);
+    started.push(probe);
+    HealthChecker healthChecker =
+        new HealthChecker(
+            services, probe, HealthChecker.DEFAULT_MAX_IN_FLIGHT, HealthChecker.DEFAULT_FLIP_AFTER);
+    started.push(healthChecker);
+    healthChecker.start(scheduler, options.healthCheckInterval().toMillis());
+    ConfigHttpApi configHttp = new ConfigHttpApi(config, vertx, clock, options.maxConnections());
+    NamespaceRoutes namespaceHttp =
+        new NamespaceRoutes(namespaces, () -> ConfigSearch.countByNamespace(configStore.all()));
+    HttpApiServer httpApi =
+        HttpApiServer.start(
+            vertx,
+            options,
+            replicator::isReady,
+            List.of(
+                configHttp,
+                namespaceHttp,
+                httpRouter ->
+                    NamingHttpRoutes.mount(
+                        httpRouter, naming, beats, replicator::isReady, connections::size)));
     started.push(httpApi);
     log.debug("started with {}", options);
     return new SluiceServer(
-        options, started, httpApi, grpc, replicator, config, naming, connections);
+        options,
+        started,
+        httpApi,
+        grpc,
+        replicator,
+        config,
+        naming,
+        connections,
+        namespaces,
+        configHttp);
   }
 
   /**
@@ -226,7 +289,7 @@ public final class SluiceServer implements AutoCloseable {
     return (int) Math.min(Integer.MAX_VALUE, bytes);
   }
 
-  /** Waits until the store is ready to serve; false on timeout. */
+  /** Waits until the store is ready to serve; false on timeout or when it failed to start. */
   public boolean awaitReady(long timeout, TimeUnit unit) {
     try {
       replicator.ready().get(timeout, unit);
@@ -234,6 +297,11 @@ public final class SluiceServer implements AutoCloseable {
     } catch (Exception e) {
       return replicator.isReady();
     }
+  }
+
+  /** Why the store failed to start, or null while it is starting or running. */
+  public Throwable startupFailure() {
+    return replicator.failure();
   }
 
   public boolean isReady() {
@@ -254,6 +322,15 @@ public final class SluiceServer implements AutoCloseable {
 
   public ConnectionRegistry connections() {
     return connections;
+  }
+
+  public NamespaceService namespaces() {
+    return namespaces;
+  }
+
+  /** HTTP long-polls held now, waiting for a config change or their deadline. */
+  public int heldLongPolls() {
+    return configHttp.heldPolls();
   }
 
   /** The HTTP port actually bound (differs from the option when it was 0). */

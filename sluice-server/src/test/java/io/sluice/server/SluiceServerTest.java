@@ -44,6 +44,21 @@ class SluiceServerTest {
     }
   }
 
+  @Test
+  void reportsWhyTheStoreCouldNotStartWhenItsPortIsTaken(@TempDir Path dataDir) throws Exception {
+    int httpPort = io.sluice.server.testing.FreePorts.httpPortWithFreeGrpcPort();
+    try (java.net.ServerSocket taken =
+            new java.net.ServerSocket(
+                httpPort - 1000, 1, java.net.InetAddress.getLoopbackAddress());
+        SluiceServer server =
+            SluiceServer.start(
+                ServerOptions.builder().httpPort(httpPort).dataDir(dataDir).build())) {
+      assertThat(server.awaitReady(30, java.util.concurrent.TimeUnit.SECONDS)).isFalse();
+      assertThat(server.startupFailure()).isNotNull();
+      assertThat(get(server, "/nacos/v1/console/health/readiness").statusCode()).isEqualTo(500);
+    }
+  }
+
   private HttpResponse<String> get(SluiceServer server, String path) throws Exception {
     return http.send(
         HttpRequest.newBuilder(URI.create(server.httpAddress() + path)).build(),

@@ -61,8 +61,13 @@ final class ServerCommand implements Callable<Integer> {
       return 1;
     }
     if (!server.awaitReady(READY_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+      Throwable failure = server.startupFailure();
       System.err.println(
-          "sluice server: the store did not become ready within " + READY_TIMEOUT_SECONDS + " s");
+          failure != null
+              ? "sluice server: could not start the store: " + describe(failure)
+              : "sluice server: the store did not become ready within "
+                  + READY_TIMEOUT_SECONDS
+                  + " s");
       server.close();
       return 1;
     }

@@ -9,6 +9,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 
 /**
  * All services, their instances and subscribers, in memory.
@@ -147,6 +148,43 @@ public final class ServiceRegistry {
     if (touched) {
       publishAll(owner, key, updated);
     }
+  }
+
+  /**
+   * Rewrites the ephemeral instance at {@code ip:port} in {@code cluster}, whoever published it
+   * (the HTTP update API changes instances it does not own, as Nacos's metadata overlay does). The
+   * owner keeps it; a later registration by the owner replaces the change. Returns whether one was
+   * found.
+   */
+  public boolean updateEphemeral(
+      ServiceKey key, String ip, int port, String cluster, UnaryOperator<Instance> change) {
+    AtomicBoolean found = new AtomicBoolean();
+    // Inside compute, so an owner that goes away meanwhile is not brought back.
+    mutate(
+        key,
+        s -> {
+          boolean changed = false;
+          for (String owner : s.owners()) {
+            List<Instance> updated = new ArrayList<>();
+            boolean touched = false;
+            for (Instance instance : s.ephemeralOf(owner)) {
+              if (instance.ip().equals(ip)
+                  && instance.port() == port
+                  && instance.clusterName().equals(cluster)) {
+                updated.add(change.apply(instance));
+                touched = true;
+              } else {
+                updated.add(instance);
+              }
+            }
+            if (touched) {
+              found.set(true);
+              changed |= s.publish(owner, updated, clock.currentTimeMillis());
+            }
+          }
+          return changed;
+        });
+    return found.get();
   }
 
   /** Whether a service has ephemeral instances (a persistent instance may then not be added). */

@@ -48,20 +48,24 @@ public final class ConfigGrpcHandlers implements ConnectionListener {
 
   private final ConfigService config;
   private final ScheduledExecutorService scheduler;
+  private final long pushAckMillis;
   private final Map<String, ConnectionConfigWatcher> watchersByConnection =
       new ConcurrentHashMap<>();
 
-  private ConfigGrpcHandlers(ConfigService config, ScheduledExecutorService scheduler) {
+  private ConfigGrpcHandlers(
+      ConfigService config, ScheduledExecutorService scheduler, long pushAckMillis) {
     this.config = config;
     this.scheduler = scheduler;
+    this.pushAckMillis = pushAckMillis;
   }
 
   public static void install(
       ConfigService config,
       RequestRouter router,
       ConnectionRegistry connections,
-      ScheduledExecutorService scheduler) {
-    ConfigGrpcHandlers handlers = new ConfigGrpcHandlers(config, scheduler);
+      ScheduledExecutorService scheduler,
+      long pushAckMillis) {
+    ConfigGrpcHandlers handlers = new ConfigGrpcHandlers(config, scheduler, pushAckMillis);
     router.register(ConfigQueryRequest.class, handlers::query);
     router.register(ConfigPublishRequest.class, handlers::publish);
     router.register(ConfigRemoveRequest.class, handlers::remove);
@@ -176,7 +180,11 @@ public final class ConfigGrpcHandlers implements ConnectionListener {
             connection.id(),
             id ->
                 new ConnectionConfigWatcher(
-                    connection, config.watchers(), scheduler, MAX_LISTENS_PER_CONNECTION));
+                    connection,
+                    config.watchers(),
+                    scheduler,
+                    MAX_LISTENS_PER_CONNECTION,
+                    pushAckMillis));
     if (connection.isClosed()) {
       // Raced with the disconnect; don't leave its watches behind.
       onDisconnected(connection);

@@ -19,13 +19,13 @@ import java.util.concurrent.TimeUnit;
  * piles up for a client that stopped answering.
  */
 final class ConnectionConfigWatcher implements ConfigWatcher {
-  static final long PUSH_TIMEOUT_MILLIS = 3_000;
   static final int PUSH_ATTEMPTS = 3;
 
   private final Connection connection;
   private final ConfigWatchers watchers;
   private final ScheduledExecutorService scheduler;
   private final int maxListens;
+  private final long pushAckMillis;
 
   /** Key to the names the client used, echoed back in notifications (tenant "" vs "public"). */
   private final Map<ConfigKey, String[]> listens = new ConcurrentHashMap<>();
@@ -34,7 +34,9 @@ final class ConnectionConfigWatcher implements ConfigWatcher {
       Connection connection,
       ConfigWatchers watchers,
       ScheduledExecutorService scheduler,
-      int maxListens) {
+      int maxListens,
+      long pushAckMillis) {
+    this.pushAckMillis = pushAckMillis;
     this.connection = connection;
     this.watchers = watchers;
     this.scheduler = scheduler;
@@ -88,7 +90,7 @@ final class ConnectionConfigWatcher implements ConfigWatcher {
   private void push(String[] names, int attempt) {
     connection.push(
         new ConfigChangeNotifyRequest(names[0], names[1], names[2]),
-        PUSH_TIMEOUT_MILLIS,
+        pushAckMillis,
         new PushCallback() {
           @Override
           public void onAcknowledged(NacosResponse response) {}

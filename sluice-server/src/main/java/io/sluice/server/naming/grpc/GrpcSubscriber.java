@@ -21,7 +21,6 @@ import java.util.concurrent.atomic.LongAdder;
  * client, reconnecting, subscribes afresh.
  */
 final class GrpcSubscriber implements Subscriber {
-  static final long PUSH_TIMEOUT_MILLIS = 5_000;
   static final int PUSH_ATTEMPTS = 3;
   static final long RETRY_DELAY_MILLIS = 1_000;
 
@@ -29,6 +28,7 @@ final class GrpcSubscriber implements Subscriber {
   private final ServiceKey service;
   private final ScheduledExecutorService pushThread;
   private final PushStats stats;
+  private final long pushAckMillis;
   private volatile String clusters;
   private volatile boolean active = true;
 
@@ -42,7 +42,9 @@ final class GrpcSubscriber implements Subscriber {
       ServiceKey service,
       String clusters,
       ScheduledExecutorService pushThread,
-      PushStats stats) {
+      PushStats stats,
+      long pushAckMillis) {
+    this.pushAckMillis = pushAckMillis;
     this.connection = connection;
     this.service = service;
     this.clusters = clusters == null ? "" : clusters;
@@ -92,7 +94,7 @@ final class GrpcSubscriber implements Subscriber {
     connection.pushEncoded(
         "NotifySubscriberRequest",
         body,
-        PUSH_TIMEOUT_MILLIS,
+        pushAckMillis,
         new PushCallback() {
           @Override
           public void onAcknowledged(NacosResponse response) {

@@ -53,21 +53,25 @@ public final class NamingGrpcHandlers implements ConnectionListener {
 
   private final NamingService naming;
   private final ScheduledExecutorService pushThread;
+  private final long pushAckMillis;
   private final GrpcSubscriber.PushStats stats = new GrpcSubscriber.PushStats();
   private final Map<String, Map<ServiceKey, GrpcSubscriber>> subscriptionsByConnection =
       new ConcurrentHashMap<>();
 
-  private NamingGrpcHandlers(NamingService naming, ScheduledExecutorService pushThread) {
+  private NamingGrpcHandlers(
+      NamingService naming, ScheduledExecutorService pushThread, long pushAckMillis) {
     this.naming = naming;
     this.pushThread = pushThread;
+    this.pushAckMillis = pushAckMillis;
   }
 
   public static NamingGrpcHandlers install(
       NamingService naming,
       RequestRouter router,
       ConnectionRegistry connections,
-      ScheduledExecutorService pushThread) {
-    NamingGrpcHandlers handlers = new NamingGrpcHandlers(naming, pushThread);
+      ScheduledExecutorService pushThread,
+      long pushAckMillis) {
+    NamingGrpcHandlers handlers = new NamingGrpcHandlers(naming, pushThread, pushAckMillis);
     router.register(InstanceRequest.class, handlers::instance);
     router.register(BatchInstanceRequest.class, handlers::batch);
     router.register(PersistentInstanceRequest.class, handlers::persistent);
@@ -202,7 +206,7 @@ public final class NamingGrpcHandlers implements ConnectionListener {
                       + " services"));
         }
         GrpcSubscriber subscriber =
-            new GrpcSubscriber(connection, service, clusters, pushThread, stats);
+            new GrpcSubscriber(connection, service, clusters, pushThread, stats, pushAckMillis);
         subscriptions.put(service, subscriber);
         naming.registry().subscribe(service, subscriber);
         naming.pushes().pushNow(service, subscriber);

@@ -74,8 +74,13 @@ class ConfigDurabilityIT {
           thread.setDaemon(true);
           thread.start();
         }
-        // Kill while the storm is running, at a different moment each round.
-        Thread.sleep(1_500 + random.nextInt(2_000));
+        // Kill while the storm is running, at a different moment each round: once publishes
+        // flow (a loaded machine may take a while to connect), after a random further delay.
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+        while (published.get() < 20 && System.nanoTime() < deadline) {
+          Thread.sleep(20);
+        }
+        Thread.sleep(random.nextInt(1_500));
         server.kill();
         stop.set(true);
         done.await();
