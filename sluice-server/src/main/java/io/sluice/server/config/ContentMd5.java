@@ -12,6 +12,9 @@ import java.security.NoSuchAlgorithmException;
 public final class ContentMd5 {
   private static final char[] HEX = "0123456789abcdef".toCharArray();
 
+  /** Cloning a digest is cheaper than looking one up by name through the security providers. */
+  private static final MessageDigest PROTOTYPE = newDigest();
+
   private ContentMd5() {}
 
   public static String of(String content) {
@@ -20,9 +23,9 @@ public final class ContentMd5 {
     }
     MessageDigest digest;
     try {
-      digest = MessageDigest.getInstance("MD5");
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("every JVM has MD5", e);
+      digest = (MessageDigest) PROTOTYPE.clone();
+    } catch (CloneNotSupportedException e) {
+      digest = newDigest();
     }
     byte[] hash = digest.digest(content.getBytes(StandardCharsets.UTF_8));
     char[] hex = new char[hash.length * 2];
@@ -31,5 +34,13 @@ public final class ContentMd5 {
       hex[2 * i + 1] = HEX[hash[i] & 0xF];
     }
     return new String(hex);
+  }
+
+  private static MessageDigest newDigest() {
+    try {
+      return MessageDigest.getInstance("MD5");
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every JVM has MD5", e);
+    }
   }
 }

@@ -36,6 +36,8 @@ class LauncherIT {
             .redirectErrorStream(true);
     // Maven packaged the jar just before this test; never let the launcher rebuild under it.
     builder.environment().put("SLUICE_SKIP_BUILD", "1");
+    // Recording the class-data archive at exit takes seconds on a loaded machine.
+    builder.environment().put("SLUICE_CDS", "off");
     Process process = builder.start();
     List<String> output = new CopyOnWriteArrayList<>();
     Thread reader = drain(process, output);
