@@ -57,6 +57,54 @@ class SluiceServerTest {
     }
   }
 
+  @Test
+  void acceptsWritesAsSoonAsItSaysItIsReadyAfterARestart(@TempDir Path dataDir) throws Exception {
+    ServerOptions options = ServerOptions.builder().httpPort(0).dataDir(dataDir).build();
+    for (int start = 0; start < 5; start++) {
+      try (SluiceServer server = SluiceServer.start(options)) {
+        assertThat(server.awaitReady(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        assertThat(server.isReady()).isTrue();
+        Object outcome =
+            server
+                .config()
+                .publish(
+                    new io.sluice.server.config.ConfigCommand.Publish(
+                        io.sluice.server.config.ConfigKey.of(
+                            "", "DEFAULT_GROUP", "restart-" + start),
+                        io.sluice.server.config.ConfigCommand.Target.FORMAL,
+                        null,
+                        "v" + start,
+                        null,
+                        null,
+                        null,
+                        null,
+                        null,
+                        null,
+                        null,
+                        null,
+                        null,
+                        null,
+                        null,
+                        java.util.Set.of(),
+                        null,
+                        0))
+                .get(10, java.util.concurrent.TimeUnit.SECONDS);
+        assertThat(outcome).isInstanceOf(io.sluice.server.config.ConfigOutcome.Published.class);
+        for (int earlier = 0; earlier <= start; earlier++) {
+          assertThat(
+                  server
+                      .config()
+                      .find(
+                          io.sluice.server.config.ConfigKey.of(
+                              "", "DEFAULT_GROUP", "restart-" + earlier))
+                      .formal()
+                      .content())
+              .isEqualTo("v" + earlier);
+        }
+      }
+    }
+  }
+
   private HttpResponse<String> get(SluiceServer server, String path) throws Exception {
     return http.send(
         HttpRequest.newBuilder(URI.create(server.httpAddress() + path)).build(),

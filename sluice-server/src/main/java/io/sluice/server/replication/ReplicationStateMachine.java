@@ -179,7 +179,10 @@ final class ReplicationStateMachine extends BaseStateMachine {
 
   @Override
   public void notifyLeaderChanged(RaftGroupMemberId groupMemberId, RaftPeerId newLeaderId) {
-    if (!selfId.equals(newLeaderId)) {
+    // A null leader only means "election in progress"; Ratis may deliver that notice after this
+    // peer already became leader and said so through notifyLeaderReady, which must then stand.
+    // Losing leadership is reported by notifyNotLeader, or by another peer becoming leader.
+    if (newLeaderId != null && !selfId.equals(newLeaderId)) {
       listener.onNotLeader();
     }
   }
