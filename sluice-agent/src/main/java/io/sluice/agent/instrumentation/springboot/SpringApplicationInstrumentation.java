@@ -1,0 +1,41 @@
+package io.sluice.agent.instrumentation.springboot;
+
+import static net.bytebuddy.matcher.ElementMatchers.named;
+import static net.bytebuddy.matcher.ElementMatchers.returns;
+
+import io.sluice.agent.instrumentation.SluiceInstrumentation;
+import java.util.List;
+import net.bytebuddy.agent.builder.AgentBuilder;
+import net.bytebuddy.description.type.TypeDescription;
+import net.bytebuddy.matcher.ElementMatcher;
+
+/**
+ * Spring Boot 2.0+: learns {@code spring.application.name} from the application's Environment as
+ * soon as Spring Boot has prepared it (every property source, profile and config file applied, and
+ * well before the web server serves a request), so the agent needs no name of its own for a Spring
+ * application.
+ */
+public final class SpringApplicationInstrumentation implements SluiceInstrumentation {
+  @Override
+  public String name() {
+    return "spring-boot-2.0";
+  }
+
+  @Override
+  public ElementMatcher<TypeDescription> typeMatcher() {
+    return named("org.springframework.boot.SpringApplication");
+  }
+
+  @Override
+  public List<String> requiredClasses() {
+    return List.of("org.springframework.core.env.ConfigurableEnvironment");
+  }
+
+  @Override
+  public AgentBuilder.Transformer.ForAdvice advice(AgentBuilder.Transformer.ForAdvice transformer) {
+    return transformer.advice(
+        named("prepareEnvironment")
+            .and(returns(named("org.springframework.core.env.ConfigurableEnvironment"))),
+        "io.sluice.agent.instrumentation.springboot.SpringApplicationAdvice");
+  }
+}

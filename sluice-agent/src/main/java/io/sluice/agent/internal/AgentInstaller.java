@@ -1,0 +1,152 @@
+package io.sluice.agent.internal;
+
+import static net.bytebuddy.matcher.ElementMatchers.isSynthetic;
+import static net.bytebuddy.matcher.ElementMatchers.nameStartsWith;
+
+import io.sluice.agent.bootstrap.SluiceHooks;
+import io.sluice.agent.governance.FlowGovernor;
+import io.sluice.agent.instrumentation.SluiceInstrumentation;
+import io.sluice.agent.instrumentation.executors.ExecutorsInstrumentation;
+import io.sluice.agent.instrumentation.jdkhttpclient.HttpClientInstrumentation;
+import io.sluice.agent.instrumentation.servletjakarta.HttpServletInstrumentation;
+import io.sluice.agent.instrumentation.springboot.SpringApplicationInstrumentation;
+import io.sluice.agent.instrumentation.springweb6.ClientHttpRequestInstrumentation;
+import io.sluice.agent.instrumentation.springwebmvc6.HandlerAdapterInstrumentation;
+import io.sluice.agent.logging.AgentLog;
+import io.sluice.flow.FlowRegistry;
+import java.lang.instrument.Instrumentation;
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import net.bytebuddy.ByteBuddy;
+import net.bytebuddy.agent.builder.AgentBuilder;
+import net.bytebuddy.description.type.TypeDescription;
+import net.bytebuddy.dynamic.scaffold.TypeValidation;
+import net.bytebuddy.utility.JavaModule;
+
+/**
+ * Installs the agent, called once by {@code SluiceAgent} inside the agent class loader: resolves
+ * the configuration, opens the log, builds the one {@link Agent} root, publishes its hooks for
+ * advice and weaves the instrumentations. Prints one line saying what it did.
+ */
+public final class AgentInstaller {
+  static final String VERSION = "0.1.0";
+
+  private AgentInstaller() {}
+
+  /** The instrumentations this agent has, in the order they are listed at start. */
+  public static List<SluiceInstrumentation> allInstrumentations() {
+    return List.of(
+        new HttpServletInstrumentation(),
+        new HandlerAdapterInstrumentation(),
+        new SpringApplicationInstrumentation(),
+        new ClientHttpRequestInstrumentation(),
+        new HttpClientInstrumentation(),
+        new ExecutorsInstrumentation());
+  }
+
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  public static void install(
+      String agentArgs,
+      Instrumentation instrumentation,
+      ClassLoader agentLoader,
+      boolean attached,
+      long startNanos) {
+    AgentConfig config =
+        AgentConfig.resolve(agentArgs, (Map) System.getProperties(), System.getenv());
+    if (!config.enabled()) {
+      System.err.println("[sluice-agent] disabled by configuration (enabled=false)");
+      return;
+    }
+    AgentLog log =
+        AgentLog.toFile(
+            config.logDirectory().resolve("sluice-agent-" + ProcessHandle.current().pid() + ".log"),
+            AgentLog.Level.parse(config.logLevel()));
+    Agent agent = new Agent(config, log, FlowRegistry.builder().build());
+    FlowGovernor governor = agent.governor();
+    SluiceHooks.install(governor);
+
+    List<SluiceInstrumentation> enabled = new ArrayList<>();
+    for (SluiceInstrumentation candidate : allInstrumentations()) {
+      if (!config.disabledInstrumentations().contains(candidate.name())) {
+        enabled.add(candidate);
+      }
+    }
+    weave(instrumentation, agentLoader, enabled, log);
+    agent.startRules();
+
+    long millis = (System.nanoTime() - startNanos) / 1_000_000;
+    List<String> names = new ArrayList<>();
+    enabled.forEach(i -> names.add(i.name()));
+    String line =
+        "[sluice-agent] "
+            + VERSION
+            + (attached ? " attached" : " started")
+            + " in "
+            + millis
+            + " ms: instrumenting "
+            + String.join(", ", names)
+            + "; "
+            + agent.describeRules()
+            + "; log "
+            + log.where();
+    System.err.println(line);
+    log.info(line + " (pid " + ManagementFactory.getRuntimeMXBean().getPid() + ")");
+  }
+
+  static void weave(
+      Instrumentation instrumentation,
+      ClassLoader agentLoader,
+      List<SluiceInstrumentation> instrumentations,
+      AgentLog log) {
+    AgentBuilder builder =
+        new AgentBuilder.Default(new ByteBuddy().with(TypeValidation.DISABLED))
+            // Advice only: no new members, so classes loaded before the agent can be retransformed.
+            .disableClassFormatChanges()
+            .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
+            .with(AgentBuilder.TypeStrategy.Default.DECORATE)
+            .with(AgentBuilder.PoolStrategy.Default.FAST)
+            .with(AgentBuilder.DescriptionStrategy.Default.POOL_FIRST)
+            // Woven JDK classes (java.net.http, java.base) must read the bootstrap API's module.
+            .assureReadEdgeTo(instrumentation, SluiceHooks.class)
+            .ignore(
+                nameStartsWith("io.sluice.agent.")
+                    .or(nameStartsWith("net.bytebuddy."))
+                    .or(nameStartsWith("jdk.internal.reflect."))
+                    .or(nameStartsWith("sun.reflect."))
+                    .or(isSynthetic()))
+            .with(new FailureListener(log));
+    for (SluiceInstrumentation each : instrumentations) {
+      AgentBuilder.Transformer.ForAdvice advice =
+          new AgentBuilder.Transformer.ForAdvice().include(agentLoader);
+      builder = builder.type(new InstrumentationMatcher(each, log)).transform(each.advice(advice));
+    }
+    builder.installOn(instrumentation);
+  }
+
+  /** Logs a class the agent failed to weave (the class then runs unwoven). */
+  static final class FailureListener extends AgentBuilder.Listener.Adapter {
+    private final AgentLog log;
+
+    FailureListener(AgentLog log) {
+      this.log = log;
+    }
+
+    @Override
+    public void onTransformation(
+        TypeDescription type,
+        ClassLoader loader,
+        JavaModule module,
+        boolean loaded,
+        net.bytebuddy.dynamic.DynamicType dynamicType) {
+      log.debug("wove " + type.getName() + " in " + loader);
+    }
+
+    @Override
+    public void onError(
+        String typeName, ClassLoader loader, JavaModule module, boolean loaded, Throwable error) {
+      log.warn("could not weave " + typeName + " (left as is): " + error);
+    }
+  }
+}

@@ -1,0 +1,96 @@
+package io.sluice.e2e.app;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.client.HttpStatusCodeException;
+import org.springframework.web.client.RestClient;
+import org.springframework.web.client.RestTemplate;
+
+/**
+ * Makes {@code n} outbound calls to {@code GET {base}/orders/{id}} with one HTTP client and counts
+ * how they ended, so a test can check client-side limits: "ok" (2xx), "blocked" (429 or an
+ * exception naming Sluice) and "other".
+ */
+@RestController
+class ClientController {
+  private final RestTemplate restTemplate = new RestTemplate();
+  private final RestClient restClient = RestClient.create();
+  private final HttpClient jdkClient = HttpClient.newHttpClient();
+
+  @GetMapping("/call/{client}")
+  Map<String, Object> call(
+      @PathVariable("client") String client,
+      @RequestParam("base") String base,
+      @RequestParam("n") int n) {
+    int ok = 0;
+    int blocked = 0;
+    int other = 0;
+    String lastError = "";
+    long started = System.nanoTime();
+    for (int i = 0; i < n; i++) {
+      try {
+        int status = callOnce(client, base, i);
+        if (status / 100 == 2) {
+          ok++;
+        } else if (status == 429) {
+          blocked++;
+        } else {
+          other++;
+        }
+      } catch (HttpStatusCodeException e) {
+        if (e.getStatusCode().value() == 429) {
+          blocked++;
+        } else {
+          other++;
+          lastError = e.toString();
+        }
+      } catch (Exception e) {
+        if (String.valueOf(e.getMessage()).contains("Sluice")
+            || String.valueOf(e.getCause()).contains("Sluice")) {
+          blocked++;
+        } else {
+          other++;
+          lastError = e.toString();
+        }
+      }
+    }
+    Map<String, Object> result = new LinkedHashMap<>();
+    result.put("ok", ok);
+    result.put("blocked", blocked);
+    result.put("other", other);
+    result.put("elapsedMs", (System.nanoTime() - started) / 1_000_000);
+    result.put("lastError", lastError);
+    return result;
+  }
+
+  private int callOnce(String client, String base, int i) throws Exception {
+    switch (client) {
+      case "rest-template":
+        return restTemplate
+            .getForEntity(base + "/orders/{id}", String.class, i)
+            .getStatusCode()
+            .value();
+      case "rest-client":
+        return restClient
+            .get()
+            .uri(base + "/orders/{id}", i)
+            .retrieve()
+            .toEntity(String.class)
+            .getStatusCode()
+            .value();
+      case "jdk":
+        HttpRequest request = HttpRequest.newBuilder(URI.create(base + "/orders/" + i)).build();
+        return jdkClient.send(request, HttpResponse.BodyHandlers.ofString()).statusCode();
+      default:
+        throw new IllegalArgumentException("unknown client " + client);
+    }
+  }
+}
