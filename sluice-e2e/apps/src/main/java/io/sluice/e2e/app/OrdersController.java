@@ -12,6 +12,7 @@ import org.springframework.web.bind.annotation.RestController;
 @RestController
 class OrdersController {
   private final AtomicLong workDelayMs = new AtomicLong();
+  private final AtomicLong workCalls = new AtomicLong();
 
   @GetMapping("/orders/{id}")
   String order(@PathVariable("id") String id) {
@@ -20,6 +21,7 @@ class OrdersController {
 
   @GetMapping("/work")
   String work() throws InterruptedException {
+    workCalls.incrementAndGet();
     long delay = workDelayMs.get();
     if (delay > 0) {
       Thread.sleep(delay);
@@ -32,6 +34,12 @@ class OrdersController {
   String setWorkDelay(@RequestParam("ms") long ms) {
     workDelayMs.set(ms);
     return "delay " + ms;
+  }
+
+  /** Test control: how many times the /work handler ran (refused calls never reach it). */
+  @GetMapping("/control/work-calls")
+  long workCalls() {
+    return workCalls.get();
   }
 
   @GetMapping("/fail")
