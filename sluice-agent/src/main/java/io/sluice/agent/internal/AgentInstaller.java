@@ -1,6 +1,5 @@
 package io.sluice.agent.internal;
 
-import static net.bytebuddy.matcher.ElementMatchers.isSynthetic;
 import static net.bytebuddy.matcher.ElementMatchers.nameStartsWith;
 
 import io.sluice.agent.bootstrap.SluiceHooks;
@@ -15,7 +14,6 @@ import io.sluice.agent.instrumentation.springwebmvc6.HandlerAdapterInstrumentati
 import io.sluice.agent.logging.AgentLog;
 import io.sluice.flow.FlowRegistry;
 import java.lang.instrument.Instrumentation;
-import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -77,6 +75,7 @@ public final class AgentInstaller {
     agent.startRules();
 
     long millis = (System.nanoTime() - startNanos) / 1_000_000;
+
     List<String> names = new ArrayList<>();
     enabled.forEach(i -> names.add(i.name()));
     String line =
@@ -92,7 +91,7 @@ public final class AgentInstaller {
             + "; log "
             + log.where();
     System.err.println(line);
-    log.info(line + " (pid " + ManagementFactory.getRuntimeMXBean().getPid() + ")");
+    log.info(line + " (pid " + ProcessHandle.current().pid() + ")");
   }
 
   static void weave(
@@ -110,12 +109,13 @@ public final class AgentInstaller {
             .with(AgentBuilder.DescriptionStrategy.Default.POOL_FIRST)
             // Woven JDK classes (java.net.http, java.base) must read the bootstrap API's module.
             .assureReadEdgeTo(instrumentation, SluiceHooks.class)
+            // Name-only matchers: anything else (modifiers, hierarchy) would make Byte Buddy parse
+            // the class file of every class the application loads.
             .ignore(
                 nameStartsWith("io.sluice.agent.")
                     .or(nameStartsWith("net.bytebuddy."))
                     .or(nameStartsWith("jdk.internal.reflect."))
-                    .or(nameStartsWith("sun.reflect."))
-                    .or(isSynthetic()))
+                    .or(nameStartsWith("sun.reflect.")))
             .with(new FailureListener(log));
     for (SluiceInstrumentation each : instrumentations) {
       AgentBuilder.Transformer.ForAdvice advice =

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.WeakHashMap;
 import net.bytebuddy.agent.builder.AgentBuilder;
 import net.bytebuddy.description.type.TypeDescription;
+import net.bytebuddy.matcher.ElementMatcher;
 import net.bytebuddy.utility.JavaModule;
 
 /**
@@ -17,12 +18,14 @@ import net.bytebuddy.utility.JavaModule;
  */
 final class InstrumentationMatcher implements AgentBuilder.RawMatcher {
   private final SluiceInstrumentation instrumentation;
+  private final ElementMatcher<TypeDescription> typeMatcher;
   private final AgentLog log;
   // Weak keys: an application class loader that goes away takes its entry with it.
   private final Map<ClassLoader, Boolean> compatibleByLoader = new WeakHashMap<>();
 
   InstrumentationMatcher(SluiceInstrumentation instrumentation, AgentLog log) {
     this.instrumentation = instrumentation;
+    this.typeMatcher = instrumentation.typeMatcher();
     this.log = log;
   }
 
@@ -33,7 +36,7 @@ final class InstrumentationMatcher implements AgentBuilder.RawMatcher {
       JavaModule module,
       Class<?> classBeingRedefined,
       ProtectionDomain protectionDomain) {
-    return instrumentation.typeMatcher().matches(type) && compatible(type, loader);
+    return typeMatcher.matches(type) && compatible(type, loader);
   }
 
   boolean compatible(TypeDescription type, ClassLoader loader) {

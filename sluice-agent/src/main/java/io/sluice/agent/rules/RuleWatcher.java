@@ -35,7 +35,8 @@ public final class RuleWatcher implements AutoCloseable {
     void sleep(Duration duration) throws InterruptedException;
   }
 
-  private final ConfigCenterClient client;
+  private final java.util.function.Supplier<ConfigCenterClient> clientFactory;
+  private ConfigCenterClient client; // built on the watcher thread, on its first round
   private final Map<ConfigKey, RuleType> watched;
   private final RuleSink sink;
   private final RuleCache cache;
@@ -55,7 +56,7 @@ public final class RuleWatcher implements AutoCloseable {
   private volatile Thread thread;
 
   RuleWatcher(
-      ConfigCenterClient client,
+      java.util.function.Supplier<ConfigCenterClient> clientFactory,
       Map<ConfigKey, RuleType> watched,
       RuleSink sink,
       RuleCache cache,
@@ -63,7 +64,7 @@ public final class RuleWatcher implements AutoCloseable {
       Sleeper sleeper,
       Duration hold,
       AgentLog log) {
-    this.client = client;
+    this.clientFactory = clientFactory;
     this.watched = Map.copyOf(watched);
     this.sink = sink;
     this.cache = cache;
@@ -97,15 +98,19 @@ public final class RuleWatcher implements AutoCloseable {
       watched.put(new ConfigKey(type.dataId(applicationName), RuleType.GROUP, namespace), type);
     }
     // Synchronous sends only: a direct executor keeps the client from starting a pool of its own,
-    // so the watcher costs its own thread plus the client's selector thread, nothing more.
-    HttpClient http =
-        HttpClient.newBuilder()
-            .connectTimeout(CALL_TIMEOUT)
-            .executor(Runnable::run)
-            .version(HttpClient.Version.HTTP_1_1)
-            .build();
+    // so the watcher costs its own thread plus the client's selector thread, nothing more. The
+    // client is built on the watcher thread: loading java.net.http stays off the application's
+    // start-up path.
     return new RuleWatcher(
-        new ConfigCenterClient(http, servers, CALL_TIMEOUT),
+        () ->
+            new ConfigCenterClient(
+                HttpClient.newBuilder()
+                    .connectTimeout(CALL_TIMEOUT)
+                    .executor(Runnable::run)
+                    .version(HttpClient.Version.HTTP_1_1)
+                    .build(),
+                servers,
+                CALL_TIMEOUT),
         watched,
         sink,
         new RuleCache(cacheDirectory),
@@ -174,6 +179,9 @@ public final class RuleWatcher implements AutoCloseable {
    * ones. A failed call fails over to the next server and sleeps the backoff.
    */
   void pollOnce() throws InterruptedException {
+    if (client == null) {
+      client = clientFactory.get();
+    }
     try {
       if (!synced) {
         for (ConfigKey key : watched.keySet()) {

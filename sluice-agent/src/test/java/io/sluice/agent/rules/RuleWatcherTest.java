@@ -47,7 +47,7 @@ class RuleWatcherTest {
   private RuleWatcher watcher(List<String> servers, Duration hold) {
     HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     return new RuleWatcher(
-        new ConfigCenterClient(http, servers, Duration.ofSeconds(2)),
+        () -> new ConfigCenterClient(http, servers, Duration.ofSeconds(2)),
         Map.of(FLOW, RuleType.FLOW),
         sink,
         new RuleCache(cacheDir),
