@@ -172,7 +172,7 @@ abstract class GovernedAppScenarios {
   }
 
   @Test
-  void limitsOutboundCallsOfRestTemplateRestClientAndTheJdkClient() throws Exception {
+  void limitsOutboundCallsOfEveryInstrumentedHttpClient() throws Exception {
     int limit = 5;
     String resource = "GET 127.0.0.1:" + app.port() + "/orders/{id}";
     configCenter.publish(
@@ -182,7 +182,8 @@ abstract class GovernedAppScenarios {
         .atMost(RULE_DEADLINE)
         .pollInterval(Duration.ofMillis(100))
         .until(() -> callCounts("jdk", 3 * limit).get("blocked") > 0);
-    for (String client : List.of("rest-template", "rest-client", "jdk")) {
+    for (String client :
+        List.of("rest-template", "rest-client", "jdk", "okhttp", "apache", "url-connection")) {
       Thread.sleep(1100); // a fresh one-second window for each client
       Map<String, Long> counts = callCounts(client, 8 * limit);
       System.err.printf("[e2e] %s: %s under a client-side limit: %s%n", appName(), client, counts);
@@ -222,6 +223,20 @@ abstract class GovernedAppScenarios {
       assertThat(app.get("/ctx/" + kind).body()).as(kind + " afterwards").isEqualTo(none);
     }
     assertThat(app.get("/ctx/thread-pool", "x-mse-tag", "gray").body()).isEqualTo("gray");
+  }
+
+  @Test
+  void carriesTheLaneToTheNextHopOnOutboundCalls() throws Exception {
+    for (String client :
+        List.of("rest-template", "rest-client", "jdk", "apache", "url-connection")) {
+      assertThat(
+              app.get("/relay/" + client + "?base=" + app.base(), "x-sluice-lane", "blue").body())
+          .as(client)
+          .isEqualTo("blue");
+      assertThat(app.get("/relay/" + client + "?base=" + app.base()).body())
+          .as(client + " without a lane")
+          .isEqualTo("none");
+    }
   }
 
   @Test

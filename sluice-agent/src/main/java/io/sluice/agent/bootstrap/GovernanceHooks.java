@@ -41,6 +41,14 @@ public class GovernanceHooks {
   }
 
   /**
+   * Whether any rule names an outbound resource. Clients whose request URI costs an allocation to
+   * build check this first; when false, {@link #outboundResource} would return null anyway.
+   */
+  public boolean governsOutbound() {
+    return false;
+  }
+
+  /**
    * An outbound HTTP call about to be sent.
    *
    * @param uri the request URI as sent

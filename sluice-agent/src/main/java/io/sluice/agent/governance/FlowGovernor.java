@@ -93,6 +93,11 @@ public final class FlowGovernor extends GovernanceHooks implements RuleSink {
   }
 
   @Override
+  public boolean governsOutbound() {
+    return outboundRules;
+  }
+
+  @Override
   public Object outboundResource(String method, URI uri, String uriTemplate) {
     if (!outboundRules) {
       return null;

@@ -5,8 +5,11 @@ import static net.bytebuddy.matcher.ElementMatchers.nameStartsWith;
 import io.sluice.agent.bootstrap.SluiceHooks;
 import io.sluice.agent.governance.FlowGovernor;
 import io.sluice.agent.instrumentation.SluiceInstrumentation;
+import io.sluice.agent.instrumentation.apachehttpclient5.ClassicClientInstrumentation;
 import io.sluice.agent.instrumentation.executors.ExecutorsInstrumentation;
+import io.sluice.agent.instrumentation.httpurlconnection.HttpUrlConnectionInstrumentation;
 import io.sluice.agent.instrumentation.jdkhttpclient.HttpClientInstrumentation;
+import io.sluice.agent.instrumentation.okhttp4.RealCallInstrumentation;
 import io.sluice.agent.instrumentation.servletjakarta.HttpServletInstrumentation;
 import io.sluice.agent.instrumentation.springboot.SpringApplicationInstrumentation;
 import io.sluice.agent.instrumentation.springweb6.ClientHttpRequestInstrumentation;
@@ -41,6 +44,9 @@ public final class AgentInstaller {
         new SpringApplicationInstrumentation(),
         new ClientHttpRequestInstrumentation(),
         new HttpClientInstrumentation(),
+        new HttpUrlConnectionInstrumentation(),
+        new ClassicClientInstrumentation(),
+        new RealCallInstrumentation(),
         new ExecutorsInstrumentation());
   }
 

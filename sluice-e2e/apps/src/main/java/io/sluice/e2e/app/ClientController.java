@@ -1,11 +1,18 @@
 package io.sluice.e2e.app;
 
+import java.net.HttpURLConnection;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import org.apache.hc.client5.http.classic.methods.HttpGet;
+import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
+import org.apache.hc.client5.http.impl.classic.HttpClients;
+import org.apache.hc.core5.http.io.entity.EntityUtils;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RequestParam;
@@ -15,7 +22,8 @@ import org.springframework.web.client.RestClient;
 import org.springframework.web.client.RestTemplate;
 
 /**
- * Makes {@code n} outbound calls to {@code GET {base}/orders/{id}} with one HTTP client and counts
+ * Makes {@code n} outbound calls to {@code GET {base}/orders/{id}} with one HTTP client (Spring's
+ * RestTemplate and RestClient, the JDK client, OkHttp, Apache HttpClient 5 or HttpURLConnection) and counts
  * how they ended, so a test can check client-side limits: "ok" (2xx), "blocked" (429 or an
  * exception naming Sluice) and "other".
  */
@@ -24,6 +32,8 @@ class ClientController {
   private final RestTemplate restTemplate = new RestTemplate();
   private final RestClient restClient = RestClient.create();
   private final HttpClient jdkClient = HttpClient.newHttpClient();
+  private final OkHttpClient okHttp = new OkHttpClient();
+  private final CloseableHttpClient apache = HttpClients.createDefault();
 
   @GetMapping("/call/{client}")
   Map<String, Object> call(
@@ -71,6 +81,42 @@ class ClientController {
     return result;
   }
 
+  /**
+   * Calls {@code {base}/ctx/here} with one client and answers with the lane the callee saw, so a
+   * test can check the outbound hook carried this request's lane to the next hop.
+   */
+  @GetMapping("/relay/{client}")
+  String relay(@PathVariable("client") String client, @RequestParam("base") String base)
+      throws Exception {
+    String url = base + "/ctx/here";
+    switch (client) {
+      case "rest-template":
+        return restTemplate.getForObject(url, String.class);
+      case "rest-client":
+        return restClient.get().uri(url).retrieve().body(String.class);
+      case "jdk":
+        return jdkClient
+            .send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString())
+            .body();
+      case "okhttp":
+        try (okhttp3.Response response =
+            okHttp.newCall(new Request.Builder().url(url).build()).execute()) {
+          return response.body().string();
+        }
+      case "apache":
+        return apache.execute(new HttpGet(url), response -> EntityUtils.toString(response.getEntity()));
+      case "url-connection":
+        HttpURLConnection connection = (HttpURLConnection) URI.create(url).toURL().openConnection();
+        try {
+          return new String(connection.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        } finally {
+          connection.disconnect();
+        }
+      default:
+        throw new IllegalArgumentException("unknown client " + client);
+    }
+  }
+
   private int callOnce(String client, String base, int i) throws Exception {
     switch (client) {
       case "rest-template":
@@ -89,6 +135,28 @@ class ClientController {
       case "jdk":
         HttpRequest request = HttpRequest.newBuilder(URI.create(base + "/orders/" + i)).build();
         return jdkClient.send(request, HttpResponse.BodyHandlers.ofString()).statusCode();
+      case "okhttp":
+        try (okhttp3.Response response =
+            okHttp.newCall(new Request.Builder().url(base + "/orders/" + i).build()).execute()) {
+          return response.code();
+        }
+      case "apache":
+        return apache.execute(
+            new HttpGet(base + "/orders/" + i),
+            response -> {
+              EntityUtils.consume(response.getEntity());
+              return response.getCode();
+            });
+      case "url-connection":
+        HttpURLConnection connection =
+            (HttpURLConnection) URI.create(base + "/orders/" + i).toURL().openConnection();
+        try {
+          int status = connection.getResponseCode();
+          connection.getInputStream().readAllBytes();
+          return status;
+        } finally {
+          connection.disconnect();
+        }
       default:
         throw new IllegalArgumentException("unknown client " + client);
     }
