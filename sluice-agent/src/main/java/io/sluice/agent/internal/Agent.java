@@ -13,9 +13,10 @@ import java.util.List;
  * advice reaches through {@code SluiceHooks}, and the rule watcher. Nothing else in the agent is
  * static.
  *
- * <p>The rule watcher starts as soon as the application name is known: at once when configured,
- * else when Spring Boot has prepared its Environment. Until then (and without a config center) the
- * application runs with whatever rules the cache held, or none.
+ * <p>The cached rules are applied as soon as the application name is known: at once when
+ * configured, else when Spring Boot has prepared its Environment (on the thread that learns it).
+ * The rule watcher then runs on the agent's one thread, after the weaving. Without a name or a
+ * config center the application runs with whatever rules the cache held, or none.
  */
 final class Agent {
   private final AgentConfig config;
@@ -23,7 +24,7 @@ final class Agent {
   private final FlowGovernor governor;
   private final Object lock = new Object();
   private String applicationName; // guarded by lock
-  private RuleWatcher watcher; // guarded by lock
+  private RuleWatcher watcher; // guarded by lock; set once, then run by the agent thread
 
   Agent(AgentConfig config, AgentLog log, FlowRegistry registry) {
     this.config = config;
@@ -51,10 +52,13 @@ final class Agent {
     }
   }
 
+  private boolean missingNameReported; // guarded by lock
+
   private void onSpringApplicationName(String name) {
     if (name == null || name.isBlank()) {
       synchronized (lock) {
-        if (applicationName == null) {
+        if (applicationName == null && !missingNameReported) {
+          missingNameReported = true;
           log.warn(
               "spring.application.name is not set and sluice.app.name is not configured;"
                   + " rules from the config center are off");
@@ -92,12 +96,7 @@ final class Agent {
               Duration.ofMillis(config.listenHoldMillis()),
               log);
       watcher.applyCached();
-      watcher.start(
-          runnable -> {
-            Thread thread = new Thread(runnable, "sluice-rule-watcher");
-            thread.setDaemon(true);
-            return thread;
-          });
+      lock.notifyAll();
       log.info(
           "watching rules of application '"
               + name
@@ -109,6 +108,25 @@ final class Agent {
               + config.namespace()
               + "'");
     }
+  }
+
+  /**
+   * Runs the rule watcher on the calling thread (the agent thread), once the application name is
+   * known; returns only if the thread is interrupted.
+   */
+  void runRules() {
+    RuleWatcher toRun;
+    synchronized (lock) {
+      while (watcher == null) {
+        try {
+          lock.wait();
+        } catch (InterruptedException e) {
+          return;
+        }
+      }
+      toRun = watcher;
+    }
+    toRun.run();
   }
 
   String describeRules() {

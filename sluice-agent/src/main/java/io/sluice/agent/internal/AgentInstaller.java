@@ -77,8 +77,25 @@ public final class AgentInstaller {
         enabled.add(candidate);
       }
     }
-    weave(instrumentation, agentLoader, enabled, log);
     agent.startRules();
+    // Weaving loads and runs Byte Buddy (about a thousand classes, interpreted at first). At
+    // start-up it runs on the agent's own thread, beside the application's start instead of before
+    // it; classes the application loads meanwhile are retransformed once the weaving is installed.
+    // When attached, the application is already running: weave before returning, so the agent is
+    // in force when the attach completes.
+    if (attached) {
+      weaveAndLog(instrumentation, agentLoader, enabled, log);
+    }
+    Thread agentThread =
+        new Thread(
+            () -> {
+              if (attached || weaveAndLog(instrumentation, agentLoader, enabled, log)) {
+                agent.runRules();
+              }
+            },
+            "sluice-agent");
+    agentThread.setDaemon(true);
+    agentThread.start();
 
     long millis = (System.nanoTime() - startNanos) / 1_000_000;
 
@@ -100,6 +117,22 @@ public final class AgentInstaller {
     log.info(line + " (pid " + ProcessHandle.current().pid() + ")");
   }
 
+  private static boolean weaveAndLog(
+      Instrumentation instrumentation,
+      ClassLoader agentLoader,
+      List<SluiceInstrumentation> enabled,
+      AgentLog log) {
+    long before = System.nanoTime();
+    try {
+      weave(instrumentation, agentLoader, enabled, log);
+    } catch (Throwable t) {
+      log.error("weaving failed; the application runs ungoverned", t);
+      return false;
+    }
+    log.info("woven in " + (System.nanoTime() - before) / 1_000_000 + " ms");
+    return true;
+  }
+
   static void weave(
       Instrumentation instrumentation,
       ClassLoader agentLoader,
@@ -110,9 +143,12 @@ public final class AgentInstaller {
             // Advice only: no new members, so classes loaded before the agent can be retransformed.
             .disableClassFormatChanges()
             .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
+            // Weaving runs beside the application's start: look again for classes it loaded
+            // while the first pass ran.
+            .with(AgentBuilder.RedefinitionStrategy.DiscoveryStrategy.Reiterating.INSTANCE)
             .with(AgentBuilder.TypeStrategy.Default.DECORATE)
             .with(AgentBuilder.PoolStrategy.Default.FAST)
-            .with(AgentBuilder.DescriptionStrategy.Default.POOL_FIRST)
+            .with(AgentBuilder.DescriptionStrategy.Default.HYBRID)
             // Woven JDK classes (java.net.http, java.base) must read the bootstrap API's module.
             .assureReadEdgeTo(instrumentation, SluiceHooks.class)
             // Name-only matchers: anything else (modifiers, hierarchy) would make Byte Buddy parse

@@ -7,7 +7,6 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -143,11 +142,19 @@ public final class RuleWatcher implements AutoCloseable {
     }
   }
 
-  /** Starts watching on a thread from {@code threads}; returns at once. */
-  public void start(ThreadFactory threads) {
-    Thread t = threads.newThread(this::run);
-    thread = t;
-    t.start();
+  /** Watches on the calling thread until {@link #close()} or an interrupt. */
+  public void run() {
+    thread = Thread.currentThread();
+    while (!closed) {
+      try {
+        pollOnce();
+      } catch (InterruptedException e) {
+        return;
+      } catch (RuntimeException e) {
+        log.error("rule watcher failed; retrying", e);
+        sleepQuietly(backoff.next());
+      }
+    }
   }
 
   @Override
@@ -156,21 +163,6 @@ public final class RuleWatcher implements AutoCloseable {
     Thread t = thread;
     if (t != null) {
       t.interrupt();
-    }
-  }
-
-  void run() {
-    while (!closed) {
-      try {
-        pollOnce();
-      } catch (InterruptedException e) {
-        if (closed) {
-          return;
-        }
-      } catch (RuntimeException e) {
-        log.error("rule watcher failed; retrying", e);
-        sleepQuietly(backoff.next());
-      }
     }
   }
 

@@ -1,7 +1,9 @@
 package io.sluice.agent.instrumentation.springboot;
 
+import static net.bytebuddy.matcher.ElementMatchers.isDeclaredBy;
 import static net.bytebuddy.matcher.ElementMatchers.named;
 import static net.bytebuddy.matcher.ElementMatchers.returns;
+import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
 
 import io.sluice.agent.instrumentation.SluiceInstrumentation;
 import java.util.List;
@@ -23,7 +25,8 @@ public final class SpringApplicationInstrumentation implements SluiceInstrumenta
 
   @Override
   public ElementMatcher<TypeDescription> typeMatcher() {
-    return named("org.springframework.boot.SpringApplication");
+    return named("org.springframework.boot.SpringApplication")
+        .or(named("org.springframework.context.support.AbstractApplicationContext"));
   }
 
   @Override
@@ -33,9 +36,18 @@ public final class SpringApplicationInstrumentation implements SluiceInstrumenta
 
   @Override
   public AgentBuilder.Transformer.ForAdvice advice(AgentBuilder.Transformer.ForAdvice transformer) {
-    return transformer.advice(
-        named("prepareEnvironment")
-            .and(returns(named("org.springframework.core.env.ConfigurableEnvironment"))),
-        "io.sluice.agent.instrumentation.springboot.SpringApplicationAdvice");
+    return transformer
+        .advice(
+            isDeclaredBy(named("org.springframework.boot.SpringApplication"))
+                .and(named("prepareEnvironment"))
+                .and(returns(named("org.springframework.core.env.ConfigurableEnvironment"))),
+            "io.sluice.agent.instrumentation.springboot.SpringApplicationAdvice")
+        // A second chance, at the end of each context refresh: the weaving runs beside the
+        // application's start and may be installed after the environment was prepared.
+        .advice(
+            isDeclaredBy(named("org.springframework.context.support.AbstractApplicationContext"))
+                .and(named("finishRefresh"))
+                .and(takesArguments(0)),
+            "io.sluice.agent.instrumentation.springboot.ContextRefreshedAdvice");
   }
 }
