@@ -143,9 +143,6 @@ public final class AgentInstaller {
             // Advice only: no new members, so classes loaded before the agent can be retransformed.
             .disableClassFormatChanges()
             .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
-            // Weaving runs beside the application's start: look again for classes it loaded
-            // while the first pass ran.
-            .with(AgentBuilder.RedefinitionStrategy.DiscoveryStrategy.Reiterating.INSTANCE)
             .with(AgentBuilder.TypeStrategy.Default.DECORATE)
             .with(AgentBuilder.PoolStrategy.Default.FAST)
             .with(AgentBuilder.DescriptionStrategy.Default.HYBRID)

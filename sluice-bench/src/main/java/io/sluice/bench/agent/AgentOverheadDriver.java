@@ -59,6 +59,7 @@ public final class AgentOverheadDriver {
   record Measurement(
       String mode,
       long startMillis,
+      long startCpuMillis,
       long loadedClasses,
       double p50Micros,
       double p99Micros,
@@ -111,17 +112,19 @@ public final class AgentOverheadDriver {
     }
     System.out.println();
     System.out.println(
-        "| mode | start ms | classes | p50 µs | p99 µs | p99.9 µs | CPU µs/req | RSS MiB | threads |");
-    System.out.println("|---|---|---|---|---|---|---|---|---|");
+        "| mode | start ms | start CPU ms | classes | p50 µs | p99 µs | p99.9 µs | CPU µs/req | RSS MiB | threads |");
+    System.out.println("|---|---|---|---|---|---|---|---|---|---|");
     Measurement none = median(results, "none");
     Measurement agent = median(results, "agent");
     System.out.println(row(none));
     System.out.println(row(agent));
     System.out.printf(
         Locale.ROOT,
-        "| added (median of rounds) | %+d (%+.1f%%) | %+d | %+.1f | %+.1f | %+.1f | %+.2f | %+.1f | %+d |%n",
+        "| added (median of rounds) | %+d (%+.1f%%) | %+d (%+.1f%%) | %+d | %+.1f | %+.1f | %+.1f | %+.2f | %+.1f | %+d |%n",
         agent.startMillis - none.startMillis,
         100.0 * (agent.startMillis - none.startMillis) / none.startMillis,
+        agent.startCpuMillis - none.startCpuMillis,
+        100.0 * (agent.startCpuMillis - none.startCpuMillis) / none.startCpuMillis,
         agent.loadedClasses - none.loadedClasses,
         agent.p50Micros - none.p50Micros,
         agent.p99Micros - none.p99Micros,
@@ -177,7 +180,10 @@ public final class AgentOverheadDriver {
             appJar.toString(),
             "--server.port=" + port,
             "--spring.application.name=" + APP_NAME,
-            "--spring.main.banner-mode=off"));
+            "--spring.main.banner-mode=off",
+            // A fixed request pool, so thread counts compare agents, not Tomcat's pool growth.
+            "--server.tomcat.threads.max=32",
+            "--server.tomcat.threads.min-spare=32"));
     Path output = work.resolve(mode + "-" + port + ".out");
     long launched = System.nanoTime();
     Process process =
@@ -194,6 +200,8 @@ public final class AgentOverheadDriver {
     try {
       long startMillis = awaitFirstResponse(http, base, process, output, launched);
       long pid = javaPid(process);
+      long startCpuMillis =
+          ProcessSample.of(pid).cpuTicks() * 1000 / ProcessSample.CLOCK_TICKS_PER_SECOND;
       long loadedClasses = loadedClasses(java, pid);
       OpenLoopLoad.run(http, base, rate, Duration.ofSeconds(warmup));
       ProcessSample before = ProcessSample.of(pid);
@@ -202,6 +210,7 @@ public final class AgentOverheadDriver {
       return new Measurement(
           mode,
           startMillis,
+          startCpuMillis,
           loadedClasses,
           load.percentileMicros(0.50),
           load.percentileMicros(0.99),
@@ -269,6 +278,7 @@ public final class AgentOverheadDriver {
     return new Measurement(
         mode,
         (long) median(of, m -> (double) m.startMillis()),
+        (long) median(of, m -> (double) m.startCpuMillis()),
         (long) median(of, m -> (double) m.loadedClasses()),
         median(of, Measurement::p50Micros),
         median(of, Measurement::p99Micros),
@@ -289,10 +299,11 @@ public final class AgentOverheadDriver {
   static String format(Measurement m) {
     return String.format(
         Locale.ROOT,
-        "%-5s start %5d ms, classes %5d, p50 %7.1f µs, p99 %7.1f µs, p99.9 %7.1f µs,"
+        "%-5s start %5d ms (%5d ms CPU), classes %5d, p50 %7.1f µs, p99 %7.1f µs, p99.9 %7.1f µs,"
             + " CPU %6.1f µs/req, RSS %5.1f MiB, threads %3d, errors %d, non-200 %d",
         m.mode(),
         m.startMillis(),
+        m.startCpuMillis(),
         m.loadedClasses(),
         m.p50Micros(),
         m.p99Micros(),
@@ -307,9 +318,10 @@ public final class AgentOverheadDriver {
   static String row(Measurement m) {
     return String.format(
         Locale.ROOT,
-        "| %s | %d | %d | %.1f | %.1f | %.1f | %.1f | %.1f | %d |",
+        "| %s | %d | %d | %d | %.1f | %.1f | %.1f | %.1f | %.1f | %d |",
         m.mode(),
         m.startMillis(),
+        m.startCpuMillis(),
         m.loadedClasses(),
         m.p50Micros(),
         m.p99Micros(),
