@@ -240,6 +240,24 @@ abstract class GovernedAppScenarios {
   }
 
   @Test
+  void keepsTheLastGoodRulesWhenAPublishedDocumentIsInvalid() throws Exception {
+    configCenter.publish(
+        appName() + "-flow-rules", "[{\"resource\":\"GET /orders/{id}\",\"count\":5}]");
+    await()
+        .atMost(RULE_DEADLINE)
+        .until(() -> burst("/orders/1", 20).getOrDefault(429, 0) > 0);
+
+    configCenter.publish(appName() + "-flow-rules", "[{\"resource\": oops");
+    await().atMost(RULE_DEADLINE).until(() -> agentLog().contains("invalid rules"));
+    Thread.sleep(1100);
+
+    Map<Integer, Integer> burst = burst("/orders/2", 20);
+    assertThat(burst.get(200)).isEqualTo(5);
+    assertThat(burst.get(429)).isEqualTo(15);
+    assertThat(agentLog().split("invalid rules", -1)).hasSize(2); // reported once
+  }
+
+  @Test
   void keepsServingAndEnforcingWhenTheConfigCenterIsDown() throws Exception {
     configCenter.publish(
         appName() + "-flow-rules", "[{\"resource\":\"GET /orders/{id}\",\"count\":5}]");
@@ -287,6 +305,17 @@ abstract class GovernedAppScenarios {
       }
     }
     return -1;
+  }
+
+  /** Everything the agents started for this application wrote to their logs. */
+  String agentLog() throws Exception {
+    StringBuilder all = new StringBuilder();
+    try (var files = Files.list(WORK_DIR.resolve(appName()))) {
+      for (Path log : files.filter(p -> p.getFileName().toString().endsWith(".log")).toList()) {
+        all.append(Files.readString(log));
+      }
+    }
+    return all.toString();
   }
 
   /** Sends {@code n} requests one after another; counts by status. */

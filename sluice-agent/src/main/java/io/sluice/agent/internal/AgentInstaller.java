@@ -18,8 +18,10 @@ import io.sluice.agent.logging.AgentLog;
 import io.sluice.flow.FlowRegistry;
 import java.lang.instrument.Instrumentation;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import net.bytebuddy.ByteBuddy;
 import net.bytebuddy.agent.builder.AgentBuilder;
 import net.bytebuddy.description.type.TypeDescription;
@@ -156,12 +158,27 @@ public final class AgentInstaller {
                     .or(nameStartsWith("jdk.internal.reflect."))
                     .or(nameStartsWith("sun.reflect.")))
             .with(new FailureListener(log));
+    Set<String> internalNames = new HashSet<>();
     for (SluiceInstrumentation each : instrumentations) {
       AgentBuilder.Transformer.ForAdvice advice =
           new AgentBuilder.Transformer.ForAdvice().include(agentLoader);
       builder = builder.type(new InstrumentationMatcher(each, log)).transform(each.advice(advice));
+      each.typeNames().forEach(name -> internalNames.add(name.replace('.', '/')));
     }
-    builder.installOn(instrumentation);
+    // Byte Buddy sees only the classes named by an instrumentation (see NameGatedTransformer);
+    // those already loaded are retransformed here, one by one so one failure spares the rest.
+    NameGatedTransformer gate = new NameGatedTransformer(internalNames, builder.makeRaw());
+    instrumentation.addTransformer(gate, true);
+    for (Class<?> loaded : instrumentation.getAllLoadedClasses()) {
+      if (gate.gates(loaded.getName().replace('.', '/'))
+          && instrumentation.isModifiableClass(loaded)) {
+        try {
+          instrumentation.retransformClasses(loaded);
+        } catch (Throwable t) {
+          log.warn("could not retransform " + loaded.getName() + " (left as is): " + t);
+        }
+      }
+    }
   }
 
   /** Logs a class the agent failed to weave (the class then runs unwoven). */

@@ -1,14 +1,11 @@
 package io.sluice.agent.instrumentation.apachehttpclient5;
 
 import static net.bytebuddy.matcher.ElementMatchers.named;
-import static net.bytebuddy.matcher.ElementMatchers.namedOneOf;
 import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
 
 import io.sluice.agent.instrumentation.SluiceInstrumentation;
 import java.util.List;
 import net.bytebuddy.agent.builder.AgentBuilder;
-import net.bytebuddy.description.type.TypeDescription;
-import net.bytebuddy.matcher.ElementMatcher;
 
 /**
  * Apache HttpClient 5 classic (blocking) API: every {@code execute} overload of the clients that
@@ -23,8 +20,8 @@ public final class ClassicClientInstrumentation implements SluiceInstrumentation
   }
 
   @Override
-  public ElementMatcher<TypeDescription> typeMatcher() {
-    return namedOneOf(
+  public List<String> typeNames() {
+    return List.of(
         "org.apache.hc.client5.http.impl.classic.InternalHttpClient",
         "org.apache.hc.client5.http.impl.classic.MinimalHttpClient");
   }

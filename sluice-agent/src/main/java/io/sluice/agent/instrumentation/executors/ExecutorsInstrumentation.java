@@ -10,8 +10,6 @@ import io.sluice.agent.instrumentation.SluiceInstrumentation;
 import java.util.List;
 import java.util.concurrent.Callable;
 import net.bytebuddy.agent.builder.AgentBuilder;
-import net.bytebuddy.description.type.TypeDescription;
-import net.bytebuddy.matcher.ElementMatcher;
 
 /**
  * The JDK's executors: a task handed to {@code ThreadPoolExecutor}, {@code
@@ -39,8 +37,8 @@ public final class ExecutorsInstrumentation implements SluiceInstrumentation {
   }
 
   @Override
-  public ElementMatcher<TypeDescription> typeMatcher() {
-    return namedOneOf(
+  public List<String> typeNames() {
+    return List.of(
         "java.util.concurrent.ThreadPoolExecutor",
         "java.util.concurrent.ScheduledThreadPoolExecutor",
         "java.util.concurrent.ForkJoinPool",

@@ -6,8 +6,6 @@ import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
 import io.sluice.agent.instrumentation.SluiceInstrumentation;
 import java.util.List;
 import net.bytebuddy.agent.builder.AgentBuilder;
-import net.bytebuddy.description.type.TypeDescription;
-import net.bytebuddy.matcher.ElementMatcher;
 
 /**
  * The JDK's {@code HttpURLConnection} (http and https), through its implementation class: a call is
@@ -22,8 +20,8 @@ public final class HttpUrlConnectionInstrumentation implements SluiceInstrumenta
   }
 
   @Override
-  public ElementMatcher<TypeDescription> typeMatcher() {
-    return named("sun.net.www.protocol.http.HttpURLConnection");
+  public List<String> typeNames() {
+    return List.of("sun.net.www.protocol.http.HttpURLConnection");
   }
 
   @Override

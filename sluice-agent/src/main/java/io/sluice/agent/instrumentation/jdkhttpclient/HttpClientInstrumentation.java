@@ -7,8 +7,6 @@ import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
 import io.sluice.agent.instrumentation.SluiceInstrumentation;
 import java.util.List;
 import net.bytebuddy.agent.builder.AgentBuilder;
-import net.bytebuddy.description.type.TypeDescription;
-import net.bytebuddy.matcher.ElementMatcher;
 
 /**
  * The JDK's {@code java.net.http.HttpClient} (11+), through its one implementation class: {@code
@@ -23,8 +21,8 @@ public final class HttpClientInstrumentation implements SluiceInstrumentation {
   }
 
   @Override
-  public ElementMatcher<TypeDescription> typeMatcher() {
-    return named("jdk.internal.net.http.HttpClientImpl");
+  public List<String> typeNames() {
+    return List.of("jdk.internal.net.http.HttpClientImpl");
   }
 
   @Override

@@ -6,8 +6,6 @@ import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
 import io.sluice.agent.instrumentation.SluiceInstrumentation;
 import java.util.List;
 import net.bytebuddy.agent.builder.AgentBuilder;
-import net.bytebuddy.description.type.TypeDescription;
-import net.bytebuddy.matcher.ElementMatcher;
 
 /**
  * OkHttp 4 (and 5, same class): synchronous calls ({@code Call.execute()}) are governed per {@code
@@ -21,8 +19,8 @@ public final class RealCallInstrumentation implements SluiceInstrumentation {
   }
 
   @Override
-  public ElementMatcher<TypeDescription> typeMatcher() {
-    return named("okhttp3.internal.connection.RealCall");
+  public List<String> typeNames() {
+    return List.of("okhttp3.internal.connection.RealCall");
   }
 
   @Override

@@ -7,8 +7,6 @@ import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
 import io.sluice.agent.instrumentation.SluiceInstrumentation;
 import java.util.List;
 import net.bytebuddy.agent.builder.AgentBuilder;
-import net.bytebuddy.description.type.TypeDescription;
-import net.bytebuddy.matcher.ElementMatcher;
 
 /**
  * Jakarta Servlet (5.0+, so Tomcat 10.1+, Jetty 12, Undertow 2.3+): every request through an {@code
@@ -23,8 +21,8 @@ public final class HttpServletInstrumentation implements SluiceInstrumentation {
   }
 
   @Override
-  public ElementMatcher<TypeDescription> typeMatcher() {
-    return named("jakarta.servlet.http.HttpServlet");
+  public List<String> typeNames() {
+    return List.of("jakarta.servlet.http.HttpServlet");
   }
 
   @Override

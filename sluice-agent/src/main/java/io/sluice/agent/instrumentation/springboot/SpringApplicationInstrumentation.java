@@ -8,8 +8,6 @@ import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
 import io.sluice.agent.instrumentation.SluiceInstrumentation;
 import java.util.List;
 import net.bytebuddy.agent.builder.AgentBuilder;
-import net.bytebuddy.description.type.TypeDescription;
-import net.bytebuddy.matcher.ElementMatcher;
 
 /**
  * Spring Boot 2.0+: learns {@code spring.application.name} from the application's Environment as
@@ -24,9 +22,10 @@ public final class SpringApplicationInstrumentation implements SluiceInstrumenta
   }
 
   @Override
-  public ElementMatcher<TypeDescription> typeMatcher() {
-    return named("org.springframework.boot.SpringApplication")
-        .or(named("org.springframework.context.support.AbstractApplicationContext"));
+  public List<String> typeNames() {
+    return List.of(
+        "org.springframework.boot.SpringApplication",
+        "org.springframework.context.support.AbstractApplicationContext");
   }
 
   @Override

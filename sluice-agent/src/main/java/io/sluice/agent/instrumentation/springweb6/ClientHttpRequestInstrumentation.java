@@ -7,8 +7,6 @@ import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
 import io.sluice.agent.instrumentation.SluiceInstrumentation;
 import java.util.List;
 import net.bytebuddy.agent.builder.AgentBuilder;
-import net.bytebuddy.description.type.TypeDescription;
-import net.bytebuddy.matcher.ElementMatcher;
 
 /**
  * Spring's synchronous HTTP clients, 6.0+: {@code RestTemplate} and {@code RestClient} both send
@@ -25,9 +23,10 @@ public final class ClientHttpRequestInstrumentation implements SluiceInstrumenta
   }
 
   @Override
-  public ElementMatcher<TypeDescription> typeMatcher() {
-    return named("org.springframework.http.client.AbstractClientHttpRequest")
-        .or(named("org.springframework.web.client.RestTemplate"));
+  public List<String> typeNames() {
+    return List.of(
+        "org.springframework.http.client.AbstractClientHttpRequest",
+        "org.springframework.web.client.RestTemplate");
   }
 
   @Override

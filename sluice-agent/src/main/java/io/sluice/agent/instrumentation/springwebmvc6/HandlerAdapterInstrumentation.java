@@ -6,8 +6,6 @@ import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
 import io.sluice.agent.instrumentation.SluiceInstrumentation;
 import java.util.List;
 import net.bytebuddy.agent.builder.AgentBuilder;
-import net.bytebuddy.description.type.TypeDescription;
-import net.bytebuddy.matcher.ElementMatcher;
 
 /**
  * Spring MVC 6.0+ on Jakarta Servlet (Spring Boot 3 and 4): each request that Spring MVC matched to
@@ -26,8 +24,8 @@ public final class HandlerAdapterInstrumentation implements SluiceInstrumentatio
   }
 
   @Override
-  public ElementMatcher<TypeDescription> typeMatcher() {
-    return named("org.springframework.web.servlet.mvc.method.AbstractHandlerMethodAdapter");
+  public List<String> typeNames() {
+    return List.of("org.springframework.web.servlet.mvc.method.AbstractHandlerMethodAdapter");
   }
 
   @Override
