@@ -140,6 +140,7 @@ public final class AgentInstaller {
       ClassLoader agentLoader,
       List<SluiceInstrumentation> instrumentations,
       AgentLog log) {
+    WeavingListener listener = new WeavingListener(log);
     AgentBuilder builder =
         new AgentBuilder.Default(new ByteBuddy().with(TypeValidation.DISABLED))
             // Advice only: no new members, so classes loaded before the agent can be retransformed.
@@ -157,7 +158,7 @@ public final class AgentInstaller {
                     .or(nameStartsWith("net.bytebuddy."))
                     .or(nameStartsWith("jdk.internal.reflect."))
                     .or(nameStartsWith("sun.reflect.")))
-            .with(new FailureListener(log));
+            .with(listener);
     Set<String> internalNames = new HashSet<>();
     for (SluiceInstrumentation each : instrumentations) {
       AgentBuilder.Transformer.ForAdvice advice =
@@ -166,27 +167,37 @@ public final class AgentInstaller {
       each.typeNames().forEach(name -> internalNames.add(name.replace('.', '/')));
     }
     // Byte Buddy sees only the classes named by an instrumentation (see NameGatedTransformer);
-    // those already loaded are retransformed here, one by one so one failure spares the rest.
+    // those already loaded are retransformed here, one by one so one failure spares the rest. A
+    // second pass catches targets loaded by this thread while it was inside a transformation
+    // (Byte Buddy does not transform classes loaded from within its own transformer).
     NameGatedTransformer gate = new NameGatedTransformer(internalNames, builder.makeRaw());
     instrumentation.addTransformer(gate, true);
-    for (Class<?> loaded : instrumentation.getAllLoadedClasses()) {
-      if (gate.gates(loaded.getName().replace('.', '/'))
-          && instrumentation.isModifiableClass(loaded)) {
-        try {
-          instrumentation.retransformClasses(loaded);
-        } catch (Throwable t) {
-          log.warn("could not retransform " + loaded.getName() + " (left as is): " + t);
+    for (int pass = 0; pass < 2; pass++) {
+      for (Class<?> loaded : instrumentation.getAllLoadedClasses()) {
+        if (gate.gates(loaded.getName().replace('.', '/'))
+            && !listener.woven(loaded.getName())
+            && instrumentation.isModifiableClass(loaded)) {
+          try {
+            instrumentation.retransformClasses(loaded);
+          } catch (Throwable t) {
+            log.warn("could not retransform " + loaded.getName() + " (left as is): " + t);
+          }
         }
       }
     }
   }
 
-  /** Logs a class the agent failed to weave (the class then runs unwoven). */
-  static final class FailureListener extends AgentBuilder.Listener.Adapter {
+  /** Remembers what was woven; logs a class the agent failed to weave (it then runs unwoven). */
+  static final class WeavingListener extends AgentBuilder.Listener.Adapter {
     private final AgentLog log;
+    private final Set<String> woven = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
-    FailureListener(AgentLog log) {
+    WeavingListener(AgentLog log) {
       this.log = log;
+    }
+
+    boolean woven(String className) {
+      return woven.contains(className);
     }
 
     @Override
@@ -196,6 +207,7 @@ public final class AgentInstaller {
         JavaModule module,
         boolean loaded,
         net.bytebuddy.dynamic.DynamicType dynamicType) {
+      woven.add(type.getName());
       log.debug("wove " + type.getName() + " in " + loader);
     }
 
