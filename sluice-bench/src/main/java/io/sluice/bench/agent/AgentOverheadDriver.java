@@ -36,8 +36,10 @@ import java.util.regex.Pattern;
  * mvn -B -q -pl sluice-agent,sluice-e2e/apps/boot3-app,sluice-bench -am package -DskipTests
  * java -cp sluice-bench/target/benchmarks.jar io.sluice.bench.agent.AgentOverheadDriver \
  *   --app-jar sluice-e2e/apps/boot3-app/target/boot3-app.jar \
- *   --agent-jar sluice-agent/target/sluice-agent.jar --rate 1000 --warmup 30 --measure 60 --rounds 2
+ *   --agent-jar sluice-agent/target/sluice-agent.jar --rate 500 --warmup 30 --measure 60 --rounds 5
  * </pre>
+ *
+ * <p>{@code --measure 0} measures start-up only; {@code --pin false} runs without {@code taskset}.
  */
 public final class AgentOverheadDriver {
   static final String APP_NAME = "bench-app";
@@ -203,6 +205,23 @@ public final class AgentOverheadDriver {
       long startCpuMillis =
           ProcessSample.of(pid).cpuTicks() * 1000 / ProcessSample.CLOCK_TICKS_PER_SECOND;
       long loadedClasses = loadedClasses(java, pid);
+      if (measure == 0) {
+        // Start-up only: no load, no latency or CPU-per-request figures.
+        ProcessSample now = ProcessSample.of(pid);
+        return new Measurement(
+            mode,
+            startMillis,
+            startCpuMillis,
+            loadedClasses,
+            Double.NaN,
+            Double.NaN,
+            Double.NaN,
+            Double.NaN,
+            now.rssKib() / 1024.0,
+            now.threads(),
+            0,
+            0);
+      }
       OpenLoopLoad.run(http, base, rate, Duration.ofSeconds(warmup));
       ProcessSample before = ProcessSample.of(pid);
       OpenLoopLoad.Result load = OpenLoopLoad.run(http, base, rate, Duration.ofSeconds(measure));
