@@ -243,9 +243,7 @@ abstract class GovernedAppScenarios {
   void keepsTheLastGoodRulesWhenAPublishedDocumentIsInvalid() throws Exception {
     configCenter.publish(
         appName() + "-flow-rules", "[{\"resource\":\"GET /orders/{id}\",\"count\":5}]");
-    await()
-        .atMost(RULE_DEADLINE)
-        .until(() -> burst("/orders/1", 20).getOrDefault(429, 0) > 0);
+    await().atMost(RULE_DEADLINE).until(() -> burst("/orders/1", 20).getOrDefault(429, 0) > 0);
 
     configCenter.publish(appName() + "-flow-rules", "[{\"resource\": oops");
     await().atMost(RULE_DEADLINE).until(() -> agentLog().contains("invalid rules"));
