@@ -8,6 +8,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The config center the tests publish rules to, over Nacos's HTTP v1 config API (the path an
@@ -49,6 +50,31 @@ abstract class ConfigCenter implements AutoCloseable {
   abstract String kind();
 
   void publish(String dataId, String content) throws IOException, InterruptedException {
+    // A restarted sluice-server reports ready before its replicator has replayed its log, and
+    // answers 503 meanwhile: retry that, briefly.
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (true) {
+      try {
+        publishOnce(dataId, content);
+        return;
+      } catch (StillStartingException e) {
+        if (System.nanoTime() > deadline) {
+          throw e;
+        }
+        Thread.sleep(200);
+      }
+    }
+  }
+
+  private static final class StillStartingException extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    StillStartingException(String message) {
+      super(message);
+    }
+  }
+
+  private void publishOnce(String dataId, String content) throws IOException, InterruptedException {
     String form =
         "dataId="
             + encode(dataId)
@@ -64,6 +90,9 @@ abstract class ConfigCenter implements AutoCloseable {
                 .POST(HttpRequest.BodyPublishers.ofString(form))
                 .build(),
             HttpResponse.BodyHandlers.ofString());
+    if (response.statusCode() == 503) {
+      throw new StillStartingException("publish " + dataId + ": 503 " + response.body());
+    }
     if (response.statusCode() != 200 || !response.body().trim().equals("true")) {
       throw new IOException(
           "publish " + dataId + " failed: " + response.statusCode() + " " + response.body());

@@ -1,11 +1,12 @@
 package io.sluice.server;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Objects;
 
 /**
- * What a sluice-server instance listens on and where it keeps its data. Immutable; build one with
- * {@link #builder()}.
+ * What a sluice-server instance listens on, where it keeps its data, and its limits. Immutable;
+ * build one with {@link #builder()}.
  *
  * <p>The gRPC port follows Nacos's convention of the HTTP port plus {@value #GRPC_PORT_OFFSET},
  * which is what the official client derives from the address it is given.
@@ -15,15 +16,44 @@ public final class ServerOptions {
   public static final int DEFAULT_HTTP_PORT = 8848;
   public static final int GRPC_PORT_OFFSET = 1000;
   public static final Path DEFAULT_DATA_DIR = Path.of("data");
+  public static final long DEFAULT_MAX_CONTENT_BYTES = 10L * 1024 * 1024;
+  public static final Duration DEFAULT_HISTORY_RETENTION = Duration.ofDays(30);
+  public static final int DEFAULT_MAX_CONNECTIONS = 20_000;
+  public static final Duration DEFAULT_PUSH_DELAY = Duration.ofMillis(20);
+  public static final Duration DEFAULT_PUSH_ACK_TIMEOUT = Duration.ofSeconds(5);
+  public static final Duration DEFAULT_CONNECTION_IDLE_TIMEOUT = Duration.ofSeconds(20);
+  public static final Duration DEFAULT_CONNECTION_PROBE_TIMEOUT = Duration.ofSeconds(5);
+  public static final Duration DEFAULT_HEALTH_CHECK_INTERVAL = Duration.ofSeconds(5);
+  public static final Duration DEFAULT_HEALTH_CHECK_TIMEOUT = Duration.ofSeconds(2);
 
   private final String bindAddress;
   private final int httpPort;
+  private final int grpcPort;
   private final Path dataDir;
+  private final long maxContentBytes;
+  private final Duration historyRetention;
+  private final int maxConnections;
+  private final Duration pushDelay;
+  private final Duration pushAckTimeout;
+  private final Duration connectionIdleTimeout;
+  private final Duration connectionProbeTimeout;
+  private final Duration healthCheckInterval;
+  private final Duration healthCheckTimeout;
 
   private ServerOptions(Builder builder) {
     this.bindAddress = builder.bindAddress;
     this.httpPort = builder.httpPort;
+    this.grpcPort = builder.grpcPort;
     this.dataDir = builder.dataDir;
+    this.maxContentBytes = builder.maxContentBytes;
+    this.historyRetention = builder.historyRetention;
+    this.maxConnections = builder.maxConnections;
+    this.pushDelay = builder.pushDelay;
+    this.pushAckTimeout = builder.pushAckTimeout;
+    this.connectionIdleTimeout = builder.connectionIdleTimeout;
+    this.connectionProbeTimeout = builder.connectionProbeTimeout;
+    this.healthCheckInterval = builder.healthCheckInterval;
+    this.healthCheckTimeout = builder.healthCheckTimeout;
   }
 
   public static Builder builder() {
@@ -39,8 +69,72 @@ public final class ServerOptions {
     return httpPort;
   }
 
+  /**
+   * The gRPC port: {@code httpPort + 1000} unless set. When the HTTP port is 0, a gRPC port of 0
+   * also asks for a free one (clients that derive it then cannot find it: tests only).
+   */
+  public int grpcPort() {
+    if (grpcPort >= 0) {
+      return grpcPort;
+    }
+    return httpPort == 0 ? 0 : httpPort + GRPC_PORT_OFFSET;
+  }
+
   public Path dataDir() {
     return dataDir;
+  }
+
+  /**
+   * The port Ratis listens on for peers: HTTP port minus 1000, as Nacos places its Raft port (7848
+   * by default); 0 when the HTTP port is 0.
+   */
+  public int raftPort() {
+    return httpPort == 0 || httpPort < GRPC_PORT_OFFSET ? 0 : httpPort - GRPC_PORT_OFFSET;
+  }
+
+  /** The largest config content accepted, in UTF-8 bytes. */
+  public long maxContentBytes() {
+    return maxContentBytes;
+  }
+
+  /** How long config history is kept. */
+  public Duration historyRetention() {
+    return historyRetention;
+  }
+
+  /** Client connections beyond this are refused. */
+  public int maxConnections() {
+    return maxConnections;
+  }
+
+  /** How long naming changes are gathered before subscribers are pushed the newest list. */
+  public Duration pushDelay() {
+    return pushDelay;
+  }
+
+  /** How long a client has to acknowledge a push before it is retried (a few times). */
+  public Duration pushAckTimeout() {
+    return pushAckTimeout;
+  }
+
+  /** Silence after which a connection is probed with a ClientDetectionRequest (Nacos: 20 s). */
+  public Duration connectionIdleTimeout() {
+    return connectionIdleTimeout;
+  }
+
+  /** How long a probed connection has to answer before it is closed (Nacos: 5 s). */
+  public Duration connectionProbeTimeout() {
+    return connectionProbeTimeout;
+  }
+
+  /** How often the server checks each persistent instance (Nacos: about 5 s). */
+  public Duration healthCheckInterval() {
+    return healthCheckInterval;
+  }
+
+  /** How long one health check of a persistent instance may take before it counts as failed. */
+  public Duration healthCheckTimeout() {
+    return healthCheckTimeout;
   }
 
   @Override
@@ -49,15 +143,31 @@ public final class ServerOptions {
         + bindAddress
         + ", httpPort="
         + httpPort
+        + ", grpcPort="
+        + grpcPort()
         + ", dataDir="
         + dataDir
+        + ", maxContentBytes="
+        + maxContentBytes
+        + ", historyRetention="
+        + historyRetention
         + '}';
   }
 
   public static final class Builder {
     private String bindAddress = DEFAULT_BIND_ADDRESS;
     private int httpPort = DEFAULT_HTTP_PORT;
+    private int grpcPort = -1;
     private Path dataDir = DEFAULT_DATA_DIR;
+    private long maxContentBytes = DEFAULT_MAX_CONTENT_BYTES;
+    private Duration historyRetention = DEFAULT_HISTORY_RETENTION;
+    private int maxConnections = DEFAULT_MAX_CONNECTIONS;
+    private Duration pushDelay = DEFAULT_PUSH_DELAY;
+    private Duration pushAckTimeout = DEFAULT_PUSH_ACK_TIMEOUT;
+    private Duration connectionIdleTimeout = DEFAULT_CONNECTION_IDLE_TIMEOUT;
+    private Duration connectionProbeTimeout = DEFAULT_CONNECTION_PROBE_TIMEOUT;
+    private Duration healthCheckInterval = DEFAULT_HEALTH_CHECK_INTERVAL;
+    private Duration healthCheckTimeout = DEFAULT_HEALTH_CHECK_TIMEOUT;
 
     private Builder() {}
 
@@ -80,8 +190,97 @@ public final class ServerOptions {
       return this;
     }
 
+    /** Overrides the gRPC port (default: HTTP port + 1000). */
+    public Builder grpcPort(int grpcPort) {
+      if (grpcPort < 0 || grpcPort > 65535) {
+        throw new IllegalArgumentException(
+            "gRPC port must be between 0 and 65535, was " + grpcPort);
+      }
+      this.grpcPort = grpcPort;
+      return this;
+    }
+
     public Builder dataDir(Path dataDir) {
       this.dataDir = Objects.requireNonNull(dataDir, "dataDir");
+      return this;
+    }
+
+    public Builder maxContentBytes(long maxContentBytes) {
+      if (maxContentBytes < 1 || maxContentBytes > 256L * 1024 * 1024) {
+        throw new IllegalArgumentException(
+            "content limit must be between 1 byte and 256 MiB, was " + maxContentBytes);
+      }
+      this.maxContentBytes = maxContentBytes;
+      return this;
+    }
+
+    public Builder historyRetention(Duration historyRetention) {
+      Objects.requireNonNull(historyRetention, "historyRetention");
+      if (historyRetention.isNegative() || historyRetention.isZero()) {
+        throw new IllegalArgumentException("history retention must be positive");
+      }
+      this.historyRetention = historyRetention;
+      return this;
+    }
+
+    public Builder maxConnections(int maxConnections) {
+      if (maxConnections < 1) {
+        throw new IllegalArgumentException("max connections must be positive");
+      }
+      this.maxConnections = maxConnections;
+      return this;
+    }
+
+    public Builder pushDelay(Duration pushDelay) {
+      Objects.requireNonNull(pushDelay, "pushDelay");
+      if (pushDelay.isNegative() || pushDelay.toMillis() > 10_000) {
+        throw new IllegalArgumentException(
+            "push delay must be between 0 and 10 s, was " + pushDelay);
+      }
+      this.pushDelay = pushDelay;
+      return this;
+    }
+
+    public Builder pushAckTimeout(Duration timeout) {
+      this.pushAckTimeout = positive("push ack timeout", timeout);
+      return this;
+    }
+
+    public Builder connectionIdleTimeout(Duration timeout) {
+      this.connectionIdleTimeout = positive("connection idle timeout", timeout);
+      return this;
+    }
+
+    public Builder connectionProbeTimeout(Duration timeout) {
+      this.connectionProbeTimeout = positive("connection probe timeout", timeout);
+      return this;
+    }
+
+    private static Duration positive(String what, Duration value) {
+      Objects.requireNonNull(value, what);
+      if (value.isNegative() || value.isZero()) {
+        throw new IllegalArgumentException(what + " must be positive, was " + value);
+      }
+      return value;
+    }
+
+    public Builder healthCheckInterval(Duration interval) {
+      Objects.requireNonNull(interval, "interval");
+      if (interval.toMillis() < 10 || interval.toMinutes() > 10) {
+        throw new IllegalArgumentException(
+            "health check interval must be between 10 ms and 10 min, was " + interval);
+      }
+      this.healthCheckInterval = interval;
+      return this;
+    }
+
+    public Builder healthCheckTimeout(Duration timeout) {
+      Objects.requireNonNull(timeout, "timeout");
+      if (timeout.toMillis() < 10 || timeout.toSeconds() > 60) {
+        throw new IllegalArgumentException(
+            "health check timeout must be between 10 ms and 60 s, was " + timeout);
+      }
+      this.healthCheckTimeout = timeout;
       return this;
     }
 

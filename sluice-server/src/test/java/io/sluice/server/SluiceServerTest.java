@@ -17,6 +17,7 @@ class SluiceServerTest {
   void answersTheNacosProbesOnceStarted(@TempDir Path dataDir) throws Exception {
     try (SluiceServer server =
         SluiceServer.start(ServerOptions.builder().httpPort(0).dataDir(dataDir).build())) {
+      assertThat(server.awaitReady(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
       for (String probe : new String[] {"readiness", "liveness"}) {
         HttpResponse<String> response = get(server, "/nacos/v1/console/health/" + probe);
 
@@ -40,6 +41,19 @@ class SluiceServerTest {
     try (SluiceServer server =
         SluiceServer.start(ServerOptions.builder().httpPort(0).dataDir(dataDir).build())) {
       assertThat(dataDir).isDirectory();
+    }
+  }
+
+  @Test
+  void reportsWhyTheStoreCouldNotStartAndStaysUnready(@TempDir Path dataDir) throws Exception {
+    // The store's directory is taken by a plain file: the store cannot open its log.
+    java.nio.file.Files.writeString(dataDir.resolve("ratis"), "not a directory");
+    try (SluiceServer server =
+        SluiceServer.start(ServerOptions.builder().httpPort(0).dataDir(dataDir).build())) {
+      assertThat(server.awaitReady(30, java.util.concurrent.TimeUnit.SECONDS)).isFalse();
+      assertThat(server.startupFailure()).isNotNull();
+      assertThat(get(server, "/nacos/v1/console/health/readiness").statusCode()).isEqualTo(500);
+      assertThat(get(server, "/nacos/v1/console/health/liveness").statusCode()).isEqualTo(200);
     }
   }
 

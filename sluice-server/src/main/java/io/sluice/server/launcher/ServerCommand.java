@@ -9,6 +9,7 @@ import java.time.Instant;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -23,6 +24,8 @@ import picocli.CommandLine.Option;
       "Stop it with Ctrl-C."
     })
 final class ServerCommand implements Callable<Integer> {
+  private static final long READY_TIMEOUT_SECONDS = 120;
+
   @Option(
       names = "--port",
       paramLabel = "PORT",
@@ -55,6 +58,17 @@ final class ServerCommand implements Callable<Integer> {
       server = SluiceServer.start(options);
     } catch (RuntimeException e) {
       System.err.println("sluice server: could not start: " + describe(e));
+      return 1;
+    }
+    if (!server.awaitReady(READY_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+      Throwable failure = server.startupFailure();
+      System.err.println(
+          failure != null
+              ? "sluice server: could not start the store: " + describe(failure)
+              : "sluice server: the store did not become ready within "
+                  + READY_TIMEOUT_SECONDS
+                  + " s");
+      server.close();
       return 1;
     }
     printReady(System.out, server);

@@ -25,7 +25,7 @@ class LauncherIT {
   @Test
   void serverStartsAnswersReadinessAndStopsCleanlyOnCtrlC(@TempDir Path dataDir) throws Exception {
     int port = FreePorts.httpPortWithFreeGrpcPort();
-    Process process =
+    ProcessBuilder builder =
         new ProcessBuilder(
                 LAUNCHER.toString(),
                 "server",
@@ -33,8 +33,12 @@ class LauncherIT {
                 Integer.toString(port),
                 "--data-dir",
                 dataDir.toString())
-            .redirectErrorStream(true)
-            .start();
+            .redirectErrorStream(true);
+    // Maven packaged the jar just before this test; never let the launcher rebuild under it.
+    builder.environment().put("SLUICE_SKIP_BUILD", "1");
+    // Recording the class-data archive at exit takes seconds on a loaded machine.
+    builder.environment().put("SLUICE_CDS", "off");
+    Process process = builder.start();
     List<String> output = new CopyOnWriteArrayList<>();
     Thread reader = drain(process, output);
     try {
@@ -67,10 +71,10 @@ class LauncherIT {
 
   @Test
   void helpDescribesTheServerOptions() throws Exception {
-    Process process =
-        new ProcessBuilder(LAUNCHER.toString(), "server", "--help")
-            .redirectErrorStream(true)
-            .start();
+    ProcessBuilder builder =
+        new ProcessBuilder(LAUNCHER.toString(), "server", "--help").redirectErrorStream(true);
+    builder.environment().put("SLUICE_SKIP_BUILD", "1");
+    Process process = builder.start();
     String help = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
 
     assertThat(process.waitFor(120, TimeUnit.SECONDS)).isTrue();

@@ -5,16 +5,16 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 
 /**
- * Finds an HTTP port whose gRPC companion (port + 1000) is free too, because the official client
- * derives the one from the other.
+ * Finds an HTTP port whose companions are free too: gRPC on port + 1000 (the official client
+ * derives it) and Raft on port - 1000.
  */
 public final class FreePorts {
   private FreePorts() {}
 
   public static int httpPortWithFreeGrpcPort() {
     for (int attempt = 0; attempt < 200; attempt++) {
-      int candidate = 20_000 + (int) (Math.random() * 30_000);
-      if (isFree(candidate) && isFree(candidate + 1000)) {
+      int candidate = 21_000 + (int) (Math.random() * 30_000);
+      if (isFree(candidate) && isFree(candidate + 1000) && isFree(candidate - 1000)) {
         return candidate;
       }
     }

@@ -2,6 +2,7 @@ package io.sluice.server.protocol.http;
 
 import io.vertx.core.http.HttpMethod;
 import io.vertx.ext.web.Router;
+import java.util.function.BooleanSupplier;
 
 /**
  * Nacos's probe endpoints, which Kubernetes manifests written for Nacos already point at: liveness
@@ -10,12 +11,23 @@ import io.vertx.ext.web.Router;
 final class HealthRoutes {
   private HealthRoutes() {}
 
-  static void mount(Router router) {
+  static void mount(Router router, BooleanSupplier ready) {
     router
         .route(HttpMethod.GET, "/nacos/v1/console/health/liveness")
         .handler(ctx -> ctx.response().putHeader("Content-Type", "text/plain").end("OK"));
     router
         .route(HttpMethod.GET, "/nacos/v1/console/health/readiness")
-        .handler(ctx -> ctx.response().putHeader("Content-Type", "text/plain").end("OK"));
+        .handler(
+            ctx -> {
+              if (ready.getAsBoolean()) {
+                ctx.response().putHeader("Content-Type", "text/plain").end("OK");
+              } else {
+                // As Nacos: 500 until the server can serve its clients.
+                ctx.response()
+                    .setStatusCode(500)
+                    .putHeader("Content-Type", "text/plain")
+                    .end("server is starting");
+              }
+            });
   }
 }

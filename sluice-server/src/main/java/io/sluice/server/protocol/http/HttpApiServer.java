@@ -6,9 +6,11 @@ import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.ext.web.Router;
+import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
 
 /**
  * The HTTP port: Nacos's Open API under {@code /nacos} and, later, the console. Handlers run on the
@@ -17,23 +19,60 @@ import java.util.concurrent.TimeoutException;
 public final class HttpApiServer implements AutoCloseable {
   private static final long START_TIMEOUT_SECONDS = 30;
 
+  /**
+   * Nacos's v1 API takes parameters in the query string, even a config's content on a POST; Tomcat
+   * accepts 8 KiB of headers. Room for that, bounded.
+   */
+  static final int MAX_INITIAL_LINE_BYTES = 32 * 1024;
+
+  static final int MAX_HEADER_BYTES = 16 * 1024;
+
   private final HttpServer server;
 
   private HttpApiServer(HttpServer server) {
     this.server = server;
   }
 
-  public static HttpApiServer start(Vertx vertx, ServerOptions options) {
+  public static HttpApiServer start(Vertx vertx, ServerOptions options, BooleanSupplier ready) {
+    return start(vertx, options, ready, List.of());
+  }
+
+  /**
+   * Starts the HTTP port with the probes and the given features' routes.
+   *
+   * @param features the routes of the server's features (config, namespaces, naming, ...); a lambda
+   *     {@code router -> ...} is one
+   */
+  public static HttpApiServer start(
+      Vertx vertx, ServerOptions options, BooleanSupplier ready, List<HttpRoutes> features) {
     Router router = Router.router(vertx);
-    HealthRoutes.mount(router);
+    HealthRoutes.mount(router, ready);
+    for (HttpRoutes feature : features) {
+      feature.mount(router);
+    }
+    List<HttpRoutes> direct = List.copyOf(features);
     HttpServer server =
         vertx
             .createHttpServer(
                 new HttpServerOptions()
                     .setHost(options.bindAddress())
                     .setPort(options.httpPort())
-                    .setTcpNoDelay(true))
-            .requestHandler(router);
+                    .setTcpNoDelay(true)
+                    .setMaxInitialLineLength(MAX_INITIAL_LINE_BYTES)
+                    .setMaxHeaderSize(MAX_HEADER_BYTES)
+                    // Every handler answers on its connection's event loop (replies that complete
+                    // elsewhere hop back first), so connections can skip their thread-safe write
+                    // queue: some 5 KB less heap per connection, which held long-polls multiply.
+                    .setStrictThreadMode(true))
+            .requestHandler(
+                request -> {
+                  for (HttpRoutes feature : direct) {
+                    if (feature.takeDirectly(request)) {
+                      return;
+                    }
+                  }
+                  router.handle(request);
+                });
     await(server.listen());
     return new HttpApiServer(server);
   }

@@ -1,0 +1,138 @@
+package io.sluice.bench.load.lean;
+
+import io.grpc.KnownLength;
+import io.grpc.ManagedChannel;
+import io.grpc.MethodDescriptor;
+import io.grpc.netty.NettyChannelBuilder;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.sluice.server.protocol.grpc.Payload;
+import io.sluice.server.protocol.grpc.PayloadCodec;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The lean driver's side of Nacos's gRPC port: one Netty event-loop group shared by every channel
+ * it opens, so a thousand client connections cost a thousand sockets, not a thousand threads. The
+ * wire format is the server's own {@link PayloadCodec}, which is cross-checked against the official
+ * client.
+ *
+ * <p>Callbacks of every channel run on the shared event loops ({@code directExecutor}): whoever
+ * reacts to a response or a push must not block.
+ */
+public final class LeanTransport implements AutoCloseable {
+  static final MethodDescriptor<Payload, Payload> UNARY =
+      MethodDescriptor.<Payload, Payload>newBuilder()
+          .setType(MethodDescriptor.MethodType.UNARY)
+          .setFullMethodName("Request/request")
+          .setRequestMarshaller(PayloadMarshaller.INSTANCE)
+          .setResponseMarshaller(PayloadMarshaller.INSTANCE)
+          .build();
+
+  static final MethodDescriptor<Payload, Payload> BI_STREAM =
+      MethodDescriptor.<Payload, Payload>newBuilder()
+          .setType(MethodDescriptor.MethodType.BIDI_STREAMING)
+          .setFullMethodName("BiRequestStream/requestBiStream")
+          .setRequestMarshaller(PayloadMarshaller.INSTANCE)
+          .setResponseMarshaller(PayloadMarshaller.INSTANCE)
+          .build();
+
+  public static final long DEFAULT_TIMEOUT_MILLIS = 10_000;
+
+  private final String host;
+  private final int grpcPort;
+  private final EventLoopGroup eventLoops;
+  private final long timeoutMillis;
+
+  /**
+   * @param grpcPort the server's gRPC port (its HTTP port + 1000 by Nacos's convention)
+   * @param ioThreads event-loop threads shared by all channels
+   */
+  public LeanTransport(String host, int grpcPort, int ioThreads, long timeoutMillis) {
+    if (ioThreads < 1) {
+      throw new IllegalArgumentException("ioThreads must be at least 1, got " + ioThreads);
+    }
+    this.host = host;
+    this.grpcPort = grpcPort;
+    this.timeoutMillis = timeoutMillis;
+    this.eventLoops = new MultiThreadIoEventLoopGroup(ioThreads, NioIoHandler.newFactory());
+  }
+
+  /**
+   * Opens a connection and completes once the server has registered it (the handshake: {@code
+   * ServerCheckRequest}, {@code ConnectionSetupRequest} on the stream, {@code SetupAckRequest}
+   * back).
+   *
+   * @param labels the {@code ConnectionSetupRequest} labels; {@code module} is {@code config} or
+   *     {@code naming}
+   */
+  public CompletableFuture<LeanConnection> connect(Map<String, String> labels, PushHandler pushes) {
+    ManagedChannel channel =
+        NettyChannelBuilder.forAddress(host, grpcPort)
+            .usePlaintext()
+            .eventLoopGroup(eventLoops)
+            .channelType(NioSocketChannel.class)
+            .directExecutor()
+            .maxInboundMessageSize(64 * 1024 * 1024)
+            .build();
+    return LeanConnection.open(channel, labels, pushes, timeoutMillis);
+  }
+
+  /** {@link #connect} and wait. */
+  public LeanConnection connectNow(Map<String, String> labels, PushHandler pushes) {
+    return connect(labels, pushes).orTimeout(timeoutMillis, TimeUnit.MILLISECONDS).join();
+  }
+
+  public static Map<String, String> configLabels() {
+    return Map.of("module", "config", "source", "sdk", "taskId", "0", "AppName", "sluice-bench");
+  }
+
+  public static Map<String, String> namingLabels() {
+    return Map.of("module", "naming", "source", "sdk", "AppName", "sluice-bench");
+  }
+
+  @Override
+  public void close() {
+    eventLoops.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+  }
+
+  /** {@link PayloadCodec} for grpc-java. */
+  private static final class PayloadMarshaller implements MethodDescriptor.Marshaller<Payload> {
+    static final PayloadMarshaller INSTANCE = new PayloadMarshaller();
+
+    @Override
+    public InputStream stream(Payload value) {
+      return new ByteArrayInputStream(PayloadCodec.encode(value));
+    }
+
+    @Override
+    public Payload parse(InputStream stream) {
+      try {
+        byte[] bytes;
+        if (stream instanceof KnownLength) {
+          bytes = new byte[stream.available()];
+          int read = 0;
+          while (read < bytes.length) {
+            int n = stream.read(bytes, read, bytes.length - read);
+            if (n < 0) {
+              throw new IOException("stream ended early");
+            }
+            read += n;
+          }
+        } else {
+          bytes = stream.readAllBytes();
+        }
+        return PayloadCodec.decode(bytes);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+  }
+}

@@ -1,0 +1,138 @@
+package io.sluice.bench.load;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.server.ServerOptions;
+import io.sluice.server.SluiceServer;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The smoke pass of the load driver against a server started in the test: every config scenario
+ * runs for a couple of seconds in both client modes and completes without a single error. No timing
+ * is asserted; figures come from the full runs described in the README.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class LoadDriverIT {
+  @TempDir static Path dataDir;
+
+  private SluiceServer server;
+
+  @BeforeAll
+  void startServer() throws IOException {
+    server =
+        SluiceServer.start(
+            ServerOptions.builder().httpPort(httpPortWithFreeGrpcPort()).dataDir(dataDir).build());
+    assertThat(server.awaitReady(60, TimeUnit.SECONDS)).isTrue();
+  }
+
+  @AfterAll
+  void stop() {
+    server.close();
+  }
+
+  @Test
+  void runsTheConfigScenariosWithTheLeanDriverWithoutErrors() {
+    assertRunsCleanly("lean");
+  }
+
+  @Test
+  void runsTheConfigScenariosWithTheOfficialClientWithoutErrors() {
+    assertRunsCleanly("official");
+  }
+
+  private void assertRunsCleanly(String client) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    int exit =
+        LoadDriver.execute(
+            new String[] {
+              "run",
+              "--server",
+              "127.0.0.1:" + server.httpPort(),
+              "--server-pid",
+              Long.toString(ProcessHandle.current().pid()),
+              "--client",
+              client,
+              "--scenarios",
+              "config",
+              "--smoke",
+              "--duration",
+              "2"
+            },
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            System.err);
+    String printed = out.toString(StandardCharsets.UTF_8);
+    System.out.println(printed);
+
+    List<JsonNode> results = results(printed);
+    assertThat(exit).as("exit code").isZero();
+    assertThat(results)
+        .extracting(r -> r.path("scenario").asText() + " " + r.path("load").asText())
+        .containsExactly(
+            "config-query closed/8",
+            "config-query open/200/s",
+            "config-publish closed/8",
+            "config-publish open/200/s",
+            "config-listen listeners=20");
+    // How many operations fit in 2 s depends on the machine (a cold official client on a busy
+    // core may finish none in the first window): only errors and the figures' presence count.
+    long ops = 0;
+    for (JsonNode result : results) {
+      assertThat(result.path("errors").asLong()).as(result.toString()).isZero();
+      assertThat(result.path("serverRssMb").asDouble()).as(result.toString()).isPositive();
+      ops += result.path("ops").asLong();
+    }
+    assertThat(ops).as("operations completed over all scenarios").isPositive();
+    assertThat(results.get(4).path("publishErrors").asLong()).isZero();
+  }
+
+  private static List<JsonNode> results(String printed) {
+    ObjectMapper json = new ObjectMapper();
+    List<JsonNode> results = new ArrayList<>();
+    for (String line : printed.split("\n")) {
+      if (line.startsWith("{")) {
+        try {
+          results.add(json.readTree(line));
+        } catch (IOException e) {
+          throw new AssertionError("not JSON: " + line, e);
+        }
+      }
+    }
+    return results;
+  }
+
+  /** An HTTP port whose gRPC port (+1000) is free too, as the official client derives it. */
+  private static int httpPortWithFreeGrpcPort() throws IOException {
+    for (int attempt = 0; attempt < 100; attempt++) {
+      int port = ThreadLocalRandom.current().nextInt(20_000, 40_000);
+      if (free(port) && free(port + 1000)) {
+        return port;
+      }
+    }
+    throw new IOException("no free port pair found");
+  }
+
+  private static boolean free(int port) {
+    try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+}

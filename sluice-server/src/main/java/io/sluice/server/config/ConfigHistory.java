@@ -1,0 +1,517 @@
+package io.sluice.server.config;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.zip.CRC32C;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Every publish and delete, kept on disk in append-only segment files with a small index in memory,
+ * so history costs heap per entry (two longs), not per byte of content.
+ *
+ * <p>History is derived from the replicated log, not a second source of truth. Ids come from the
+ * config store's replicated counter, so replaying the log after a crash produces the same ids and
+ * {@link #append} skips the ones already on disk. Appends are buffered; {@link #sync} (called when
+ * a snapshot is taken, before the log up to it may be purged) makes them durable.
+ *
+ * <p>Record format: {@code int length, int crc32c(payload), payload}. A torn record at the tail of
+ * the newest segment (a crash mid-write) is cut off on open.
+ *
+ * <p>Concurrency: appends come from the apply thread, reads from API threads; the index and the
+ * write buffer are guarded by {@code this}, record reads happen outside the lock with positional
+ * reads.
+ */
+public final class ConfigHistory implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(ConfigHistory.class);
+
+  public static final long DEFAULT_SEGMENT_BYTES = 64L * 1024 * 1024;
+  private static final long SEGMENT_MAX_AGE_MILLIS = TimeUnit.DAYS.toMillis(1);
+  private static final int HEADER_BYTES = 8;
+  private static final int WRITE_BUFFER_BYTES = 256 * 1024;
+  private static final int OFFSET_BITS = 40;
+  private static final long OFFSET_MASK = (1L << OFFSET_BITS) - 1;
+
+  private final Path dir;
+  private final long segmentBytes;
+  private final TreeMap<Integer, Segment> segments = new TreeMap<>();
+  private final Map<ConfigKey, IdList> idsByKey = new HashMap<>();
+  private final ByteBuffer writeBuffer = ByteBuffer.allocate(WRITE_BUFFER_BYTES);
+  private Segment active;
+
+  /** positions[i] locates the record of id {@code positionsBase + i}; 0 means "not kept". */
+  private long[] positions = new long[1024];
+
+  private long positionsBase = 1;
+  private long lastId;
+
+  private ConfigHistory(Path dir, long segmentBytes) {
+    this.dir = dir;
+    this.segmentBytes = segmentBytes;
+  }
+
+  public static ConfigHistory open(Path dir, long segmentBytes) {
+    try {
+      Files.createDirectories(dir);
+      ConfigHistory history = new ConfigHistory(dir, segmentBytes);
+      history.load();
+      return history;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot open config history in " + dir, e);
+    }
+  }
+
+  /** The highest id appended so far (0 for none). */
+  public synchronized long lastId() {
+    return lastId;
+  }
+
+  /** Appends an entry; entries whose id is not above {@link #lastId} are already kept. */
+  public synchronized void append(ConfigHistoryEntry entry) {
+    if (entry.id() <= lastId) {
+      return;
+    }
+    byte[] record = encode(entry);
+    try {
+      if (active == null
+          || active.size + writeBuffer.position() + record.length > segmentBytes
+          || (active.firstMillis > 0
+              && entry.modifiedMillis() - active.firstMillis > SEGMENT_MAX_AGE_MILLIS)) {
+        roll();
+      }
+      long offset = active.size + writeBuffer.position();
+      if (record.length > writeBuffer.remaining()) {
+        flush();
+      }
+      if (record.length > writeBuffer.capacity()) {
+        writeFully(active.channel, ByteBuffer.wrap(record), active.size);
+        active.size += record.length;
+      } else {
+        writeBuffer.put(record);
+      }
+      if (active.firstMillis == 0) {
+        active.firstMillis = entry.modifiedMillis();
+      }
+      active.newestMillis = Math.max(active.newestMillis, entry.modifiedMillis());
+      index(entry.id(), entry.key(), position(active.ordinal, offset));
+    } catch (IOException e) {
+      // History is secondary to the config itself: losing an entry must not stop applying.
+      log.error("could not write history entry {} for {}", entry.id(), entry.key(), e);
+    }
+  }
+
+  /** Makes every appended entry durable. */
+  public synchronized void sync() {
+    try {
+      flush();
+      if (active != null) {
+        active.channel.force(false);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot sync config history", e);
+    }
+  }
+
+  public HistoryPage list(ConfigKey key, int pageNumber, int pageSize) {
+    long[] ids;
+    synchronized (this) {
+      IdList list = idsByKey.get(key);
+      ids = list == null ? new long[0] : list.copyFrom(positionsBase);
+    }
+    int total = ids.length;
+    int pages = pageSize <= 0 ? 0 : (total + pageSize - 1) / pageSize;
+    List<ConfigHistoryEntry> items = new ArrayList<>();
+    int start = (pageNumber - 1) * pageSize;
+    for (int i = start; i < Math.min(total, start + pageSize) && i >= 0; i++) {
+      get(ids[total - 1 - i]).ifPresent(items::add);
+    }
+    return new HistoryPage(total, pageNumber, pages, items);
+  }
+
+  public Optional<ConfigHistoryEntry> get(long id) {
+    Segment segment;
+    long offset;
+    synchronized (this) {
+      long position = positionOf(id);
+      if (position == 0) {
+        return Optional.empty();
+      }
+      segment = segments.get((int) (position >>> OFFSET_BITS));
+      offset = position & OFFSET_MASK;
+      if (segment == null) {
+        return Optional.empty();
+      }
+      if (segment == active && offset >= active.size) {
+        try {
+          flush();
+        } catch (IOException e) {
+          throw new UncheckedIOException("cannot flush config history", e);
+        }
+      }
+    }
+    try {
+      return Optional.of(read(segment.channel, offset));
+    } catch (IOException e) {
+      // The segment was purged while we read, or the record is damaged.
+      return Optional.empty();
+    }
+  }
+
+  /** The entry for the same config just before {@code id}, if kept. */
+  public Optional<ConfigHistoryEntry> previous(ConfigKey key, long id) {
+    long previousId = 0;
+    synchronized (this) {
+      IdList list = idsByKey.get(key);
+      if (list != null) {
+        previousId = list.before(id, positionsBase);
+      }
+    }
+    return previousId == 0 ? Optional.empty() : get(previousId);
+  }
+
+  /** Drops whole segments whose newest entry is older than the cutoff; never the active one. */
+  public synchronized int purgeOlderThan(long cutoffMillis) {
+    int removed = 0;
+    while (segments.size() > 1) {
+      Segment oldest = segments.firstEntry().getValue();
+      if (oldest == active || oldest.newestMillis >= cutoffMillis) {
+        break;
+      }
+      segments.pollFirstEntry();
+      closeQuietly(oldest.channel);
+      try {
+        Files.deleteIfExists(oldest.path);
+      } catch (IOException e) {
+        log.warn("could not delete history segment {}", oldest.path, e);
+      }
+      removed++;
+    }
+    if (removed > 0) {
+      long newBase = segments.firstEntry().getValue().firstId;
+      if (newBase > positionsBase) {
+        int drop = (int) Math.min(newBase - positionsBase, positions.length);
+        long[] kept = new long[Math.max(1024, positions.length - drop)];
+        System.arraycopy(positions, drop, kept, 0, positions.length - drop);
+        positions = kept;
+        positionsBase = newBase;
+      }
+      idsByKey.values().removeIf(list -> list.dropBelow(positionsBase));
+    }
+    return removed;
+  }
+
+  @Override
+  public synchronized void close() {
+    try {
+      flush();
+    } catch (IOException e) {
+      log.warn("could not flush config history on close", e);
+    }
+    for (Segment segment : segments.values()) {
+      closeQuietly(segment.channel);
+    }
+    segments.clear();
+    active = null;
+  }
+
+  private void load() throws IOException {
+    List<Path> files = new ArrayList<>();
+    try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir, "history-*.log")) {
+      stream.forEach(files::add);
+    }
+    files.sort(
+        (a, b) ->
+            Integer.compare(
+                ordinalOf(a.getFileName().toString()), ordinalOf(b.getFileName().toString())));
+    for (Path file : files) {
+      int ordinal = ordinalOf(file.getFileName().toString());
+      FileChannel channel =
+          FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
+      Segment segment = new Segment(ordinal, file, channel);
+      segments.put(ordinal, segment);
+      scan(segment);
+      active = segment;
+    }
+  }
+
+  /** Indexes a segment's records and cuts off a torn tail. */
+  private void scan(Segment segment) throws IOException {
+    long offset = 0;
+    long fileSize = segment.channel.size();
+    while (offset + HEADER_BYTES <= fileSize) {
+      ConfigHistoryEntry entry;
+      int length;
+      try {
+        ByteBuffer header = ByteBuffer.allocate(HEADER_BYTES);
+        readFully(segment.channel, header, offset);
+        length = header.getInt(0);
+        if (length <= 0 || offset + HEADER_BYTES + length > fileSize) {
+          break;
+        }
+        entry = read(segment.channel, offset);
+      } catch (IOException damaged) {
+        break;
+      }
+      if (segment.firstId == 0) {
+        segment.firstId = entry.id();
+        segment.firstMillis = entry.modifiedMillis();
+      }
+      segment.newestMillis = Math.max(segment.newestMillis, entry.modifiedMillis());
+      if (entry.id() > lastId) {
+        index(entry.id(), entry.key(), position(segment.ordinal, offset));
+      }
+      offset += HEADER_BYTES + length;
+    }
+    if (offset < fileSize) {
+      log.warn(
+          "cutting {} damaged bytes from the end of history segment {}",
+          fileSize - offset,
+          segment.path);
+      segment.channel.truncate(offset);
+    }
+    segment.size = offset;
+  }
+
+  private void index(long id, ConfigKey key, long position) {
+    if (lastId == 0) {
+      // The first entry kept fixes where the position table starts.
+      positionsBase = id;
+    }
+    long slot = id - positionsBase;
+    if (slot < 0) {
+      return;
+    }
+    while (slot >= positions.length) {
+      long[] grown = new long[positions.length * 2];
+      System.arraycopy(positions, 0, grown, 0, positions.length);
+      positions = grown;
+    }
+    positions[(int) slot] = position;
+    idsByKey.computeIfAbsent(key, k -> new IdList()).add(id);
+    lastId = id;
+  }
+
+  private long positionOf(long id) {
+    long slot = id - positionsBase;
+    if (slot < 0 || slot >= positions.length || id > lastId) {
+      return 0;
+    }
+    return positions[(int) slot];
+  }
+
+  private void roll() throws IOException {
+    flush();
+    int ordinal = active == null ? 1 : active.ordinal + 1;
+    Path file = dir.resolve(String.format("history-%010d.log", ordinal));
+    FileChannel channel =
+        FileChannel.open(
+            file, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
+    if (active != null) {
+      active.channel.force(false);
+    }
+    Segment segment = new Segment(ordinal, file, channel);
+    segment.firstId = lastId + 1;
+    segments.put(ordinal, segment);
+    active = segment;
+  }
+
+  private void flush() throws IOException {
+    if (active == null || writeBuffer.position() == 0) {
+      return;
+    }
+    writeBuffer.flip();
+    int length = writeBuffer.remaining();
+    writeFully(active.channel, writeBuffer, active.size);
+    active.size += length;
+    writeBuffer.clear();
+  }
+
+  private static long position(int ordinal, long offset) {
+    // Offset 0 of ordinal 0 never occurs (ordinals start at 1), so 0 can mean "absent".
+    return ((long) ordinal << OFFSET_BITS) | offset;
+  }
+
+  private static int ordinalOf(String fileName) {
+    return Integer.parseInt(fileName.substring("history-".length(), fileName.length() - 4));
+  }
+
+  private static void writeFully(FileChannel channel, ByteBuffer buffer, long at)
+      throws IOException {
+    long position = at;
+    while (buffer.hasRemaining()) {
+      position += channel.write(buffer, position);
+    }
+  }
+
+  private static void readFully(FileChannel channel, ByteBuffer buffer, long at)
+      throws IOException {
+    long position = at;
+    while (buffer.hasRemaining()) {
+      int n = channel.read(buffer, position);
+      if (n < 0) {
+        throw new IOException("unexpected end of history segment");
+      }
+      position += n;
+    }
+  }
+
+  private static ConfigHistoryEntry read(FileChannel channel, long offset) throws IOException {
+    ByteBuffer header = ByteBuffer.allocate(HEADER_BYTES);
+    readFully(channel, header, offset);
+    int length = header.getInt(0);
+    int crc = header.getInt(4);
+    if (length <= 0 || length > ConfigCommand.MAX_STRING_BYTES) {
+      throw new IOException("bad history record length " + length);
+    }
+    ByteBuffer payload = ByteBuffer.allocate(length);
+    readFully(channel, payload, offset + HEADER_BYTES);
+    CRC32C checksum = new CRC32C();
+    checksum.update(payload.array(), 0, length);
+    if ((int) checksum.getValue() != crc) {
+      throw new IOException("history record checksum mismatch at " + offset);
+    }
+    DataInputStream in = new DataInputStream(new ByteArrayInputStream(payload.array()));
+    long id = in.readLong();
+    long created = in.readLong();
+    long modified = in.readLong();
+    char op = (char) in.readByte();
+    ConfigKey key = ConfigCommand.readKey(in);
+    return new ConfigHistoryEntry(
+        id,
+        key,
+        op,
+        ConfigCommand.readString(in),
+        ConfigCommand.readString(in),
+        ConfigCommand.readString(in),
+        ConfigCommand.readString(in),
+        ConfigCommand.readString(in),
+        ConfigCommand.readString(in),
+        ConfigCommand.readString(in),
+        ConfigCommand.readString(in),
+        ConfigCommand.readString(in),
+        created,
+        modified);
+  }
+
+  private static byte[] encode(ConfigHistoryEntry entry) {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream(128);
+    try (DataOutputStream out = new DataOutputStream(bytes)) {
+      out.writeInt(0);
+      out.writeInt(0);
+      out.writeLong(entry.id());
+      out.writeLong(entry.createdMillis());
+      out.writeLong(entry.modifiedMillis());
+      out.writeByte(entry.opType());
+      ConfigCommand.writeKey(out, entry.key());
+      ConfigCommand.writeString(out, entry.publishType());
+      ConfigCommand.writeString(out, entry.tag());
+      ConfigCommand.writeString(out, entry.content());
+      ConfigCommand.writeString(out, entry.md5());
+      ConfigCommand.writeString(out, entry.type());
+      ConfigCommand.writeString(out, entry.appName());
+      ConfigCommand.writeString(out, entry.srcUser());
+      ConfigCommand.writeString(out, entry.srcIp());
+      ConfigCommand.writeString(out, entry.encryptedDataKey());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    byte[] record = bytes.toByteArray();
+    int length = record.length - HEADER_BYTES;
+    CRC32C checksum = new CRC32C();
+    checksum.update(record, HEADER_BYTES, length);
+    ByteBuffer.wrap(record).putInt(0, length).putInt(4, (int) checksum.getValue());
+    return record;
+  }
+
+  private static void closeQuietly(FileChannel channel) {
+    try {
+      channel.close();
+    } catch (IOException ignored) {
+      // Nothing useful to do; the file is being dropped or the store closed.
+    }
+  }
+
+  private static final class Segment {
+    final int ordinal;
+    final Path path;
+    final FileChannel channel;
+    long size;
+    long firstId;
+    long firstMillis;
+    long newestMillis;
+
+    Segment(int ordinal, Path path, FileChannel channel) {
+      this.ordinal = ordinal;
+      this.path = path;
+      this.channel = channel;
+    }
+  }
+
+  /** A growable array of ascending ids: the history of one config. */
+  private static final class IdList {
+    private long[] ids = new long[4];
+    private int size;
+
+    void add(long id) {
+      if (size == ids.length) {
+        long[] grown = new long[size * 2];
+        System.arraycopy(ids, 0, grown, 0, size);
+        ids = grown;
+      }
+      ids[size++] = id;
+    }
+
+    long[] copyFrom(long minId) {
+      int start = firstAtLeast(minId);
+      long[] copy = new long[size - start];
+      System.arraycopy(ids, start, copy, 0, copy.length);
+      return copy;
+    }
+
+    long before(long id, long minId) {
+      int index = firstAtLeast(id) - 1;
+      return index >= 0 && ids[index] >= minId ? ids[index] : 0;
+    }
+
+    /** Drops ids below minId; true when nothing is left. */
+    boolean dropBelow(long minId) {
+      int start = firstAtLeast(minId);
+      if (start > 0) {
+        System.arraycopy(ids, start, ids, 0, size - start);
+        size -= start;
+      }
+      return size == 0;
+    }
+
+    private int firstAtLeast(long id) {
+      int low = 0;
+      int high = size;
+      while (low < high) {
+        int mid = (low + high) >>> 1;
+        if (ids[mid] < id) {
+          low = mid + 1;
+        } else {
+          high = mid;
+        }
+      }
+      return low;
+    }
+  }
+}

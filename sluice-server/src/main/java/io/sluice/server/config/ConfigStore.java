@@ -1,0 +1,331 @@
+package io.sluice.server.config;
+
+import io.sluice.server.config.ConfigCommand.Publish;
+import io.sluice.server.config.ConfigCommand.Remove;
+import io.sluice.server.config.ConfigCommand.Target;
+import io.sluice.server.replication.ReplicatedState;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * All configs, in memory, changed only by applying replicated {@link ConfigCommand}s.
+ *
+ * <p>Concurrency: {@link #apply}, {@link #writeSnapshot} and {@link #loadSnapshot} run on the
+ * replicator's single apply thread; readers on any thread see whole {@link ConfigItem}s, swapped
+ * atomically in a concurrent map, so a read never waits for a write.
+ */
+public final class ConfigStore implements ReplicatedState {
+  public static final String NAME = "config";
+  private static final Logger log = LoggerFactory.getLogger(ConfigStore.class);
+  private static final int SNAPSHOT_FORMAT = 1;
+
+  private final Map<ConfigKey, ConfigItem> items = new ConcurrentHashMap<>();
+  private final ConfigHistory history;
+  private final Consumer<ConfigChange> changes;
+
+  /** Replicated: the id of the last history entry; written only on the apply thread. */
+  private long historySequence;
+
+  /**
+   * @param changes told after each applied change, on the apply thread: must hand off at once
+   */
+  public ConfigStore(ConfigHistory history, Consumer<ConfigChange> changes) {
+    this.history = history;
+    this.changes = changes;
+  }
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  public ConfigItem get(ConfigKey key) {
+    return items.get(key);
+  }
+
+  public Collection<ConfigItem> all() {
+    return items.values();
+  }
+
+  public int size() {
+    return items.size();
+  }
+
+  @Override
+  public Object apply(ByteBuffer command, long logIndex) {
+    ConfigCommand decoded;
+    try {
+      decoded = ConfigCommand.decode(command);
+    } catch (IOException | RuntimeException e) {
+      log.error("unreadable config command at log index {}", logIndex, e);
+      return new ConfigOutcome.Rejected("unreadable command: " + e.getMessage());
+    }
+    if (decoded instanceof Publish publish) {
+      return publish(publish);
+    }
+    return remove((Remove) decoded);
+  }
+
+  private ConfigOutcome publish(Publish p) {
+    ConfigItem current = items.get(p.key());
+    ConfigVersion previous = current == null ? null : versionOf(current, p.target(), p.tag());
+    if (p.casMd5() != null
+        && !p.casMd5().isEmpty()
+        && previous != null
+        && !p.casMd5().equals(previous.md5())) {
+      return new ConfigOutcome.CasConflict(previous.md5());
+    }
+    long id = ++historySequence;
+    long created = previous == null ? p.timestampMillis() : previous.createdMillis();
+    ConfigVersion version =
+        new ConfigVersion(
+            id,
+            p.content(),
+            p.md5(),
+            p.type(),
+            p.appName(),
+            p.desc(),
+            p.configTags(),
+            p.encryptedDataKey(),
+            p.srcUser(),
+            p.srcIp(),
+            p.use(),
+            p.effect(),
+            p.schema(),
+            created,
+            p.timestampMillis(),
+            p.target() == Target.BETA ? p.betaIps() : Set.of());
+    ConfigItem base = current == null ? new ConfigItem(p.key(), null, null, Map.of()) : current;
+    items.put(p.key(), with(base, p.target(), p.tag(), version));
+    history.append(
+        new ConfigHistoryEntry(
+            id,
+            p.key(),
+            previous == null ? 'I' : 'U',
+            publishType(p.target()),
+            p.tag(),
+            p.content(),
+            p.md5(),
+            p.type(),
+            p.appName(),
+            p.srcUser(),
+            p.srcIp(),
+            p.encryptedDataKey(),
+            created,
+            p.timestampMillis()));
+    notify(p.key(), p.target(), version, previous);
+    return new ConfigOutcome.Published(version);
+  }
+
+  private ConfigOutcome remove(Remove r) {
+    ConfigItem current = items.get(r.key());
+    ConfigVersion previous = current == null ? null : versionOf(current, r.target(), r.tag());
+    if (previous == null) {
+      return new ConfigOutcome.Removed(false);
+    }
+    ConfigItem rest = with(current, r.target(), r.tag(), null);
+    if (rest.isEmpty()) {
+      items.remove(r.key());
+    } else {
+      items.put(r.key(), rest);
+    }
+    long id = ++historySequence;
+    history.append(
+        new ConfigHistoryEntry(
+            id,
+            r.key(),
+            'D',
+            publishType(r.target()),
+            r.tag(),
+            previous.content(),
+            previous.md5(),
+            previous.type(),
+            previous.appName(),
+            r.srcUser(),
+            r.srcIp(),
+            previous.encryptedDataKey(),
+            previous.createdMillis(),
+            r.timestampMillis()));
+    notify(r.key(), r.target(), null, previous);
+    return new ConfigOutcome.Removed(true);
+  }
+
+  private void notify(ConfigKey key, Target target, ConfigVersion now, ConfigVersion before) {
+    Set<String> audience = Set.of();
+    if (target == Target.BETA) {
+      Set<String> ips = new TreeSet<>();
+      if (now != null) {
+        ips.addAll(now.betaIps());
+      }
+      if (before != null) {
+        ips.addAll(before.betaIps());
+      }
+      audience = Set.copyOf(ips);
+      if (audience.isEmpty()) {
+        return;
+      }
+    }
+    try {
+      changes.accept(new ConfigChange(key, audience));
+    } catch (RuntimeException e) {
+      log.error("config change listener failed for {}", key, e);
+    }
+  }
+
+  private static ConfigVersion versionOf(ConfigItem item, Target target, String tag) {
+    return switch (target) {
+      case FORMAL -> item.formal();
+      case BETA -> item.beta();
+      case TAG -> item.tags().get(tag);
+    };
+  }
+
+  private static ConfigItem with(ConfigItem item, Target target, String tag, ConfigVersion v) {
+    return switch (target) {
+      case FORMAL -> new ConfigItem(item.key(), v, item.beta(), item.tags());
+      case BETA -> new ConfigItem(item.key(), item.formal(), v, item.tags());
+      case TAG -> {
+        Map<String, ConfigVersion> tags = new HashMap<>(item.tags());
+        if (v == null) {
+          tags.remove(tag);
+        } else {
+          tags.put(tag, v);
+        }
+        yield new ConfigItem(item.key(), item.formal(), item.beta(), tags);
+      }
+    };
+  }
+
+  private static String publishType(Target target) {
+    return switch (target) {
+      case FORMAL -> "formal";
+      case BETA -> "beta";
+      case TAG -> "tag";
+    };
+  }
+
+  @Override
+  public void writeSnapshot(DataOutputStream out) throws IOException {
+    // History entries below this snapshot must be durable before the log up to it is purged.
+    history.sync();
+    out.writeInt(SNAPSHOT_FORMAT);
+    out.writeLong(historySequence);
+    Collection<ConfigItem> all = items.values();
+    out.writeInt(all.size());
+    for (ConfigItem item : all) {
+      ConfigCommand.writeKey(out, item.key());
+      writeVersion(out, item.formal());
+      writeVersion(out, item.beta());
+      out.writeInt(item.tags().size());
+      for (Map.Entry<String, ConfigVersion> tag : item.tags().entrySet()) {
+        ConfigCommand.writeString(out, tag.getKey());
+        writeVersion(out, tag.getValue());
+      }
+    }
+  }
+
+  @Override
+  public void loadSnapshot(DataInputStream in) throws IOException {
+    int format = in.readInt();
+    if (format != SNAPSHOT_FORMAT) {
+      throw new IOException("unknown config snapshot format " + format);
+    }
+    long sequence = in.readLong();
+    int count = in.readInt();
+    Map<ConfigKey, ConfigItem> loaded = new HashMap<>(Math.max(16, count * 2));
+    for (int i = 0; i < count; i++) {
+      ConfigKey key = ConfigCommand.readKey(in);
+      ConfigVersion formal = readVersion(in);
+      ConfigVersion beta = readVersion(in);
+      int tagCount = in.readInt();
+      Map<String, ConfigVersion> tags = new HashMap<>();
+      for (int t = 0; t < tagCount; t++) {
+        tags.put(ConfigCommand.readString(in), readVersion(in));
+      }
+      loaded.put(key, new ConfigItem(key, formal, beta, tags));
+    }
+    items.clear();
+    items.putAll(loaded);
+    historySequence = sequence;
+  }
+
+  private static void writeVersion(DataOutputStream out, ConfigVersion v) throws IOException {
+    out.writeBoolean(v != null);
+    if (v == null) {
+      return;
+    }
+    out.writeLong(v.id());
+    ConfigCommand.writeString(out, v.content());
+    ConfigCommand.writeString(out, v.md5());
+    ConfigCommand.writeString(out, v.type());
+    ConfigCommand.writeString(out, v.appName());
+    ConfigCommand.writeString(out, v.desc());
+    ConfigCommand.writeString(out, v.configTags());
+    ConfigCommand.writeString(out, v.encryptedDataKey());
+    ConfigCommand.writeString(out, v.srcUser());
+    ConfigCommand.writeString(out, v.srcIp());
+    ConfigCommand.writeString(out, v.use());
+    ConfigCommand.writeString(out, v.effect());
+    ConfigCommand.writeString(out, v.schema());
+    out.writeLong(v.createdMillis());
+    out.writeLong(v.modifiedMillis());
+    out.writeInt(v.betaIps().size());
+    for (String ip : v.betaIps()) {
+      ConfigCommand.writeString(out, ip);
+    }
+  }
+
+  private static ConfigVersion readVersion(DataInputStream in) throws IOException {
+    if (!in.readBoolean()) {
+      return null;
+    }
+    long id = in.readLong();
+    String content = ConfigCommand.readString(in);
+    String md5 = ConfigCommand.readString(in);
+    String type = ConfigCommand.readString(in);
+    String appName = ConfigCommand.readString(in);
+    String desc = ConfigCommand.readString(in);
+    String configTags = ConfigCommand.readString(in);
+    String encryptedDataKey = ConfigCommand.readString(in);
+    String srcUser = ConfigCommand.readString(in);
+    String srcIp = ConfigCommand.readString(in);
+    String use = ConfigCommand.readString(in);
+    String effect = ConfigCommand.readString(in);
+    String schema = ConfigCommand.readString(in);
+    long created = in.readLong();
+    long modified = in.readLong();
+    int betaCount = in.readInt();
+    Set<String> betaIps = new TreeSet<>();
+    for (int i = 0; i < betaCount; i++) {
+      betaIps.add(ConfigCommand.readString(in));
+    }
+    return new ConfigVersion(
+        id,
+        content,
+        md5,
+        type,
+        appName,
+        desc,
+        configTags,
+        encryptedDataKey,
+        srcUser,
+        srcIp,
+        use,
+        effect,
+        schema,
+        created,
+        modified,
+        Set.copyOf(betaIps));
+  }
+}

@@ -1,0 +1,242 @@
+package io.sluice.server.config.http;
+
+import io.sluice.server.config.ConfigItem;
+import io.sluice.server.config.ConfigKey;
+import io.sluice.server.config.ConfigService;
+import io.sluice.server.config.ConfigVersion;
+import io.sluice.server.config.ConfigWatcher;
+import io.sluice.server.config.http.ListeningConfigs.Listen;
+import io.sluice.server.protocol.http.ApiStyle;
+import io.sluice.server.protocol.http.ClientIp;
+import io.sluice.server.protocol.http.HttpApiException;
+import io.sluice.server.protocol.http.HttpParams;
+import io.sluice.server.protocol.http.HttpResponses;
+import io.sluice.server.protocol.http.RequestParams;
+import io.vertx.core.Context;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.ext.web.Router;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Nacos's HTTP config listener: {@code POST /nacos/v1/cs/configs/listener}, the long-poll that 1.x
+ * clients, other-language SDKs and Sluice's agent use, and {@code GET} of the same path, which
+ * lists who listens to a config.
+ *
+ * <p>A poll with {@code Long-Pulling-Timeout} is answered at once with the configs whose md5
+ * differs from the client's (beta and tag aware, as a read would see them); if none differs it is
+ * held for {@code max(10 s, timeout - 500 ms)} and answered as soon as one of its configs changes,
+ * or empty at the deadline. {@code Long-Pulling-Timeout-No-Hangup: true} answers at once even when
+ * nothing changed. Without the timeout header (short polling) the answer goes in the {@code
+ * Probe-Modify-Response} headers, as Nacos does for old clients.
+ */
+final class ListenerRoutes {
+  static final String PATH = "/nacos/v1/cs/configs/listener";
+  static final String TIMEOUT_HEADER = "Long-Pulling-Timeout";
+  static final String NO_HANGUP_HEADER = "Long-Pulling-Timeout-No-Hangup";
+  static final long MIN_HOLD_MILLIS = 10_000;
+  static final long HOLD_MARGIN_MILLIS = 500;
+
+  /** Nacos sets no upper bound; a hold is a resource, so it gets one. */
+  static final long MAX_HOLD_MILLIS = 5 * 60_000;
+
+  /** 10,000 listened configs with long names, URL-encoded, fit easily. */
+  static final long MAX_BODY_BYTES = 16L * 1024 * 1024;
+
+  private static final String VIPSERVER_TAG = "Vipserver-Tag";
+  private static final int FIRST_VERSION_WITH_BODY = 204;
+
+  private final ConfigService config;
+  private final HeldPolls held;
+
+  ListenerRoutes(ConfigService config, HeldPolls held) {
+    this.config = config;
+    this.held = held;
+  }
+
+  void mount(Router router) {
+    router
+        .route(HttpMethod.GET, PATH)
+        .handler(RequestParams.handler(0, ApiStyle.V1, this::listListeners));
+  }
+
+  boolean takeDirectly(HttpServerRequest request) {
+    if (request.method() != HttpMethod.POST || !PATH.equals(request.path())) {
+      return false;
+    }
+    RequestParams.read(request, MAX_BODY_BYTES, ApiStyle.V1, this::poll);
+    return true;
+  }
+
+  private void poll(HttpServerRequest request, HttpParams params) {
+    List<Listen> listens = parse(params.get("Listening-Configs"));
+    String reportedIp = ClientIp.of(request);
+    String remoteIp = ClientIp.ofSocket(request);
+    String headerTag = request.getHeader(VIPSERVER_TAG);
+    HttpServerResponse response = request.response();
+    String timeoutHeader = request.getHeader(TIMEOUT_HEADER);
+    if (timeoutHeader == null) {
+      shortPoll(request, changed(listens, reportedIp, remoteIp, headerTag));
+      return;
+    }
+    long holdMillis = holdMillis(timeoutHeader);
+    List<Listen> changed = changed(listens, reportedIp, remoteIp, headerTag);
+    if (!changed.isEmpty()) {
+      noCache(response);
+      HttpResponses.text(response, 200, ListeningConfigs.encode(changed) + "\n");
+      return;
+    }
+    if ("true".equalsIgnoreCase(request.getHeader(NO_HANGUP_HEADER))) {
+      response.setStatusCode(200).end();
+      return;
+    }
+    hold(request, listens, reportedIp, remoteIp, headerTag, holdMillis);
+  }
+
+  private void hold(
+      HttpServerRequest request,
+      List<Listen> listens,
+      String reportedIp,
+      String remoteIp,
+      String headerTag,
+      long holdMillis) {
+    ConfigKey[] keys = new ConfigKey[listens.size()];
+    boolean[] spelledPublic = null;
+    for (int i = 0; i < keys.length; i++) {
+      Listen listen = listens.get(i);
+      // Share the store's key objects where the config exists: the parsed copies are garbage then.
+      ConfigItem item = config.find(listen.key());
+      keys[i] = item == null ? listen.key() : item.key();
+      if (listen.spelledPublic()) {
+        if (spelledPublic == null) {
+          spelledPublic = new boolean[keys.length];
+        }
+        spelledPublic[i] = true;
+      }
+    }
+    HttpServerResponse response = request.response();
+    Context context = Vertx.currentContext();
+    long deadline = held.clock().nanoTime() + TimeUnit.MILLISECONDS.toNanos(holdMillis);
+    HeldPoll poll =
+        new HeldPoll(held, response, context, keys, spelledPublic, reportedIp, remoteIp, deadline);
+    if (!held.hold(poll)) {
+      throw HttpApiException.unavailable("too many long-polls are held; try again later");
+    }
+    response.closeHandler(poll);
+    if (response.closed()) {
+      poll.handle(null);
+      return;
+    }
+    // A change applied between the first comparison and the watch would have gone unseen.
+    List<Listen> changedMeanwhile = changed(listens, reportedIp, remoteIp, headerTag);
+    if (!changedMeanwhile.isEmpty()) {
+      poll.answerNow(ListeningConfigs.encode(changedMeanwhile));
+    }
+  }
+
+  private void shortPoll(HttpServerRequest request, List<Listen> changed) {
+    HttpServerResponse response = request.response();
+    String encoded = ListeningConfigs.encode(changed);
+    response.putHeader("Probe-Modify-Response", ListeningConfigs.encodeOldStyle(changed));
+    response.putHeader("Probe-Modify-Response-New", encoded);
+    noCache(response);
+    boolean newClient =
+        versionNumber(request.getHeader("Client-Version")) >= FIRST_VERSION_WITH_BODY;
+    HttpResponses.text(response, 200, newClient ? encoded : "");
+  }
+
+  private List<Listen> changed(
+      List<Listen> listens, String reportedIp, String remoteIp, String headerTag) {
+    List<Listen> changed = new ArrayList<>();
+    for (Listen listen : listens) {
+      ConfigItem item = config.find(listen.key());
+      ConfigVersion version =
+          item == null ? null : item.versionFor(reportedIp, remoteIp, null, headerTag);
+      String serverMd5 = version == null ? "" : version.md5();
+      if (!serverMd5.equals(listen.md5())) {
+        changed.add(listen);
+      }
+    }
+    return changed;
+  }
+
+  private void listListeners(HttpServerRequest request, HttpParams params) {
+    String dataId = params.required("dataId");
+    String group = params.required("group");
+    if (group.isBlank()) {
+      group = "DEFAULT_GROUP";
+    }
+    ConfigKey key = ConfigKey.of(params.get("tenant"), group, dataId);
+    ConfigItem item = config.find(key);
+    Map<String, String> status = new TreeMap<>();
+    for (ConfigWatcher watcher : config.watchers().watchersOf(key)) {
+      ConfigVersion version =
+          item == null
+              ? null
+              : item.versionFor(watcher.reportedIp(), watcher.remoteIp(), null, null);
+      // A watcher waits only while it is up to date, so what it holds is what it would read.
+      status.put(watcher.reportedIp(), version == null ? "" : version.md5());
+    }
+    HttpResponses.ok(request.response(), new ConfigJson.ListenerStatus(200, status));
+  }
+
+  static void noCache(HttpServerResponse response) {
+    response
+        .putHeader("Pragma", "no-cache")
+        .putHeader("Expires", "Thu, 01 Jan 1970 00:00:00 GMT")
+        .putHeader("Cache-Control", "no-cache,no-store");
+  }
+
+  private static List<Listen> parse(String value) {
+    if (value == null || value.isBlank()) {
+      throw HttpApiException.invalid("invalid probeModify: Listening-Configs is missing");
+    }
+    String decoded;
+    try {
+      // Nacos decodes the form value once more; harmless for the characters names may hold.
+      decoded = value.indexOf('%') >= 0 ? URLDecoder.decode(value, StandardCharsets.UTF_8) : value;
+    } catch (IllegalArgumentException e) {
+      throw HttpApiException.invalid("invalid probeModify: " + e.getMessage());
+    }
+    try {
+      return ListeningConfigs.parse(decoded);
+    } catch (ListeningConfigs.MalformedException e) {
+      throw HttpApiException.invalid("invalid probeModify: " + e.getMessage());
+    }
+  }
+
+  static long holdMillis(String timeoutHeader) {
+    long timeout;
+    try {
+      timeout = Long.parseLong(timeoutHeader.trim());
+    } catch (NumberFormatException e) {
+      throw HttpApiException.invalid(
+          TIMEOUT_HEADER + " must be a number of milliseconds, was '" + timeoutHeader + "'");
+    }
+    return Math.min(MAX_HOLD_MILLIS, Math.max(MIN_HOLD_MILLIS, timeout - HOLD_MARGIN_MILLIS));
+  }
+
+  /** Nacos's version number: the dot-separated numbers as decimal digits ("2.0.4" is 204). */
+  static int versionNumber(String version) {
+    if (version == null) {
+      return 200;
+    }
+    int number = 0;
+    for (String part : version.split("\\.")) {
+      try {
+        number = number * 10 + Integer.parseInt(part.trim());
+      } catch (NumberFormatException e) {
+        // Nacos skips parts that are not numbers.
+      }
+    }
+    return number;
+  }
+}

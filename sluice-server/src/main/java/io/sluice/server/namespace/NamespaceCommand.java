@@ -1,0 +1,95 @@
+package io.sluice.server.namespace;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * A change to the namespaces, as it travels through the replicated log: everything apply needs,
+ * including the creation time, so every replica applies it to the same result.
+ *
+ * <p>Encoding: {@code byte op}, then the fields in order as {@code int length + UTF-8} strings
+ * ({@code -1} for null) and {@code long} times.
+ */
+sealed interface NamespaceCommand {
+  byte CREATE = 1;
+  byte UPDATE = 2;
+  byte DELETE = 3;
+
+  /** Far above the field limits {@link NamespaceService} enforces: a larger length is corrupt. */
+  int MAX_STRING_BYTES = 64 * 1024;
+
+  String id();
+
+  record Create(String id, String name, String description, long createdMillis)
+      implements NamespaceCommand {}
+
+  record Update(String id, String name, String description) implements NamespaceCommand {}
+
+  record Delete(String id) implements NamespaceCommand {}
+
+  static byte[] encode(NamespaceCommand command) {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream(64);
+    try (DataOutputStream out = new DataOutputStream(bytes)) {
+      if (command instanceof Create c) {
+        out.writeByte(CREATE);
+        writeString(out, c.id());
+        writeString(out, c.name());
+        writeString(out, c.description());
+        out.writeLong(c.createdMillis());
+      } else if (command instanceof Update u) {
+        out.writeByte(UPDATE);
+        writeString(out, u.id());
+        writeString(out, u.name());
+        writeString(out, u.description());
+      } else {
+        out.writeByte(DELETE);
+        writeString(out, command.id());
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return bytes.toByteArray();
+  }
+
+  static NamespaceCommand decode(ByteBuffer buffer) throws IOException {
+    byte[] bytes = new byte[buffer.remaining()];
+    buffer.get(bytes);
+    DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes));
+    byte op = in.readByte();
+    return switch (op) {
+      case CREATE -> new Create(readString(in), readString(in), readString(in), in.readLong());
+      case UPDATE -> new Update(readString(in), readString(in), readString(in));
+      case DELETE -> new Delete(readString(in));
+      default -> throw new IOException("unknown namespace command " + op);
+    };
+  }
+
+  static void writeString(DataOutputStream out, String s) throws IOException {
+    if (s == null) {
+      out.writeInt(-1);
+      return;
+    }
+    byte[] utf8 = s.getBytes(StandardCharsets.UTF_8);
+    out.writeInt(utf8.length);
+    out.write(utf8);
+  }
+
+  static String readString(DataInputStream in) throws IOException {
+    int length = in.readInt();
+    if (length < 0) {
+      return null;
+    }
+    if (length > MAX_STRING_BYTES) {
+      throw new IOException("string of " + length + " bytes: corrupt input");
+    }
+    byte[] utf8 = new byte[length];
+    in.readFully(utf8);
+    return new String(utf8, StandardCharsets.UTF_8);
+  }
+}

@@ -1,0 +1,196 @@
+package io.sluice.server.naming;
+
+import java.util.Map;
+
+/**
+ * Turns what a client sent into a well-formed {@link Instance}, or says what is wrong. Defaults are
+ * Nacos's: weight 1, healthy, enabled, cluster {@code DEFAULT}, heartbeat settings from the
+ * preserved metadata keys.
+ */
+public final class InstanceValidator {
+  static final int MAX_SERVICE_NAME_LENGTH = 512;
+  static final int MAX_GROUP_LENGTH = 128;
+  static final int MAX_NAMESPACE_LENGTH = 128;
+  static final int MAX_IP_LENGTH = 128;
+  static final int MAX_CLUSTER_LENGTH = 64;
+  static final double MAX_WEIGHT = 10_000;
+  static final int MAX_METADATA_ENTRIES = 128;
+  static final int MAX_METADATA_BYTES = 16 * 1024;
+
+  private InstanceValidator() {}
+
+  public static void checkService(ServiceKey service) {
+    checkNamespace(service.namespace());
+    checkName("serviceName", service.name(), MAX_SERVICE_NAME_LENGTH);
+    if (service.name().contains(ServiceKey.GROUP_SEPARATOR)) {
+      throw new InvalidInstanceException("serviceName must not contain '@@'");
+    }
+    checkName("groupName", service.group(), MAX_GROUP_LENGTH);
+    if (service.group().contains(ServiceKey.GROUP_SEPARATOR)) {
+      throw new InvalidInstanceException("groupName must not contain '@@'");
+    }
+  }
+
+  public static void checkNamespace(String namespace) {
+    if (namespace.length() > MAX_NAMESPACE_LENGTH) {
+      throw new InvalidInstanceException(
+          "namespace is longer than " + MAX_NAMESPACE_LENGTH + " characters");
+    }
+    for (int i = 0; i < namespace.length(); i++) {
+      char c = namespace.charAt(i);
+      if (!(Character.isLetterOrDigit(c) || c == '_' || c == '-')) {
+        throw new InvalidInstanceException("namespace has an invalid character '" + c + "'");
+      }
+    }
+  }
+
+  /**
+   * Builds an instance; null arguments take their defaults.
+   *
+   * @throws InvalidInstanceException naming the first field that is wrong
+   */
+  public static Instance instance(
+      ServiceKey service,
+      String instanceId,
+      String ip,
+      int port,
+      Double weight,
+      Boolean healthy,
+      Boolean enabled,
+      boolean ephemeral,
+      String clusterName,
+      Map<String, String> metadata) {
+    checkService(service);
+    checkIp(ip);
+    if (port < 0 || port > 65535) {
+      throw new InvalidInstanceException("port must be between 0 and 65535, was " + port);
+    }
+    double w = weight == null ? 1.0 : weight;
+    if (Double.isNaN(w) || w < 0 || w > MAX_WEIGHT) {
+      throw new InvalidInstanceException("weight must be between 0 and 10000, was " + w);
+    }
+    String cluster =
+        clusterName == null || clusterName.isBlank() ? Instance.DEFAULT_CLUSTER : clusterName;
+    checkCluster(cluster);
+    Map<String, String> meta = metadata == null ? Map.of() : metadata;
+    checkMetadata(meta);
+    long interval =
+        preserved(meta, Instance.HEART_BEAT_INTERVAL_KEY, Instance.DEFAULT_HEART_BEAT_INTERVAL);
+    long timeout =
+        preserved(meta, Instance.HEART_BEAT_TIMEOUT_KEY, Instance.DEFAULT_HEART_BEAT_TIMEOUT);
+    long delete =
+        preserved(meta, Instance.IP_DELETE_TIMEOUT_KEY, Instance.DEFAULT_IP_DELETE_TIMEOUT);
+    if (timeout < interval || delete < interval) {
+      throw new InvalidInstanceException(
+          "heart beat interval must be less than heart beat timeout and ip delete timeout");
+    }
+    String id =
+        instanceId == null || instanceId.isBlank()
+            ? Instance.defaultInstanceId(ip, port, cluster, service)
+            : instanceId;
+    if (id.length() > 1024) {
+      throw new InvalidInstanceException("instanceId is longer than 1024 characters");
+    }
+    return new Instance(
+        id,
+        ip,
+        port,
+        w,
+        healthy == null || healthy,
+        enabled == null || enabled,
+        ephemeral,
+        cluster,
+        meta,
+        interval,
+        timeout,
+        delete);
+  }
+
+  public static void checkIp(String ip) {
+    if (ip == null || ip.isBlank()) {
+      throw new InvalidInstanceException("ip must not be blank");
+    }
+    if (ip.length() > MAX_IP_LENGTH) {
+      throw new InvalidInstanceException("ip is longer than " + MAX_IP_LENGTH + " characters");
+    }
+    for (int i = 0; i < ip.length(); i++) {
+      char c = ip.charAt(i);
+      // IPv4, IPv6 (with zone and brackets) or a host name.
+      if (!(Character.isLetterOrDigit(c)
+          || c == '.'
+          || c == ':'
+          || c == '-'
+          || c == '_'
+          || c == '%'
+          || c == '['
+          || c == ']')) {
+        throw new InvalidInstanceException("ip has an invalid character '" + c + "'");
+      }
+    }
+  }
+
+  public static void checkCluster(String cluster) {
+    if (cluster.length() > MAX_CLUSTER_LENGTH) {
+      throw new InvalidInstanceException(
+          "clusterName is longer than " + MAX_CLUSTER_LENGTH + " characters");
+    }
+    for (int i = 0; i < cluster.length(); i++) {
+      char c = cluster.charAt(i);
+      if (!((c >= '0' && c <= '9')
+          || (c >= 'a' && c <= 'z')
+          || (c >= 'A' && c <= 'Z')
+          || c == '-')) {
+        throw new InvalidInstanceException(
+            "clusterName has an invalid character '" + c + "': use letters, digits and -");
+      }
+    }
+  }
+
+  public static void checkMetadata(Map<String, String> metadata) {
+    if (metadata.size() > MAX_METADATA_ENTRIES) {
+      throw new InvalidInstanceException(
+          "metadata has more than " + MAX_METADATA_ENTRIES + " entries");
+    }
+    long bytes = 0;
+    for (Map.Entry<String, String> entry : metadata.entrySet()) {
+      if (entry.getKey() == null || entry.getValue() == null) {
+        throw new InvalidInstanceException("metadata keys and values must not be null");
+      }
+      bytes += entry.getKey().length() + entry.getValue().length();
+    }
+    if (bytes > MAX_METADATA_BYTES) {
+      throw new InvalidInstanceException(
+          "metadata is larger than " + MAX_METADATA_BYTES + " characters");
+    }
+  }
+
+  private static long preserved(Map<String, String> metadata, String key, long fallback) {
+    String value = metadata.get(key);
+    if (value == null || value.isBlank()) {
+      return fallback;
+    }
+    try {
+      long parsed = Long.parseLong(value.trim());
+      if (parsed <= 0) {
+        throw new InvalidInstanceException(key + " must be positive, was " + value);
+      }
+      return parsed;
+    } catch (NumberFormatException e) {
+      throw new InvalidInstanceException(key + " must be a number of milliseconds, was " + value);
+    }
+  }
+
+  private static void checkName(String what, String value, int maxLength) {
+    if (value == null || value.isBlank()) {
+      throw new InvalidInstanceException(what + " must not be blank");
+    }
+    if (value.length() > maxLength) {
+      throw new InvalidInstanceException(what + " is longer than " + maxLength + " characters");
+    }
+    for (int i = 0; i < value.length(); i++) {
+      if (Character.isISOControl(value.charAt(i))) {
+        throw new InvalidInstanceException(what + " must not contain control characters");
+      }
+    }
+  }
+}

@@ -1,0 +1,357 @@
+package io.sluice.server.naming;
+
+import io.sluice.server.ServerClock;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
+
+/**
+ * All services, their instances and subscribers, in memory.
+ *
+ * <p>Ephemeral instances are soft state owned by whoever published them (a gRPC connection, or an
+ * HTTP client that sends beats): one list per (owner, service), replaced as a whole, and gone with
+ * the owner. Persistent instances and service metadata are applied here from the replicated log.
+ *
+ * <p>Concurrency: every mutation of a service happens inside {@code services.compute} for its key,
+ * so a service is never removed while another thread adds to it. Readers take the service's current
+ * {@link ServiceView} without locking. Each change is reported to the change listener after the
+ * mutation, on the mutating thread.
+ */
+public final class ServiceRegistry {
+  private final ServerClock clock;
+  private final Map<ServiceKey, Service> services = new ConcurrentHashMap<>();
+  private final Map<String, Set<ServiceKey>> servicesByOwner = new ConcurrentHashMap<>();
+  private volatile Consumer<ServiceKey> changes = key -> {};
+
+  public ServiceRegistry(ServerClock clock) {
+    this.clock = clock;
+  }
+
+  /** Who hears of changes (the push dispatcher); set once while wiring the server. */
+  public void onChange(Consumer<ServiceKey> changes) {
+    this.changes = changes;
+  }
+
+  public ServiceView view(ServiceKey key) {
+    Service service = services.get(key);
+    return service == null ? null : service.view();
+  }
+
+  /** The view of a service, or an empty one if it does not exist. */
+  public ServiceView viewOrEmpty(ServiceKey key) {
+    ServiceView view = view(key);
+    return view != null ? view : new ServiceView(key, List.of(), ServiceMeta.DEFAULT, 0);
+  }
+
+  public boolean exists(ServiceKey key) {
+    Service service = services.get(key);
+    return service != null && service.isListed();
+  }
+
+  public ServiceMeta meta(ServiceKey key) {
+    Service service = services.get(key);
+    return service == null ? null : service.meta();
+  }
+
+  /**
+   * Publishes one ephemeral instance for {@code owner}, replacing what it published for this
+   * service before (a Nacos 2.x connection owns one instance per service).
+   */
+  public void register(String owner, ServiceKey key, Instance instance) {
+    publishAll(owner, key, List.of(instance));
+  }
+
+  /** Replaces everything {@code owner} publishes for the service (set semantics). */
+  public void publishAll(String owner, ServiceKey key, List<Instance> instances) {
+    AtomicBoolean changed = new AtomicBoolean();
+    services.compute(
+        key,
+        (k, service) -> {
+          Service s = service == null ? new Service(k) : service;
+          if (!instances.isEmpty() && s.hasPersistent()) {
+            throw new InvalidInstanceException(
+                "service "
+                    + k.groupedName()
+                    + " has persistent instances; it cannot take ephemeral ones");
+          }
+          changed.set(s.publish(owner, instances, clock.currentTimeMillis()));
+          return s.isRemovable() ? null : s;
+        });
+    if (instances.isEmpty()) {
+      Set<ServiceKey> owned = servicesByOwner.get(owner);
+      if (owned != null) {
+        owned.remove(key);
+      }
+    } else {
+      servicesByOwner.computeIfAbsent(owner, o -> ConcurrentHashMap.newKeySet()).add(key);
+    }
+    if (changed.get()) {
+      changes.accept(key);
+    }
+  }
+
+  /** Removes the owner's instances at {@code ip:port} from the service. */
+  public void deregister(String owner, ServiceKey key, String ip, int port) {
+    Service service = services.get(key);
+    if (service == null) {
+      return;
+    }
+    List<Instance> remaining = new ArrayList<>();
+    for (Instance instance : service.ephemeralOf(owner)) {
+      if (!(instance.ip().equals(ip) && instance.port() == port)) {
+        remaining.add(instance);
+      }
+    }
+    publishAll(owner, key, remaining);
+  }
+
+  /** Removes everything an owner published: its connection closed or its beats stopped. */
+  public void removeOwner(String owner) {
+    Set<ServiceKey> owned = servicesByOwner.remove(owner);
+    if (owned == null) {
+      return;
+    }
+    for (ServiceKey key : owned) {
+      publishAll(owner, key, List.of());
+    }
+  }
+
+  /** The ephemeral instances an owner published for a service. */
+  public List<Instance> publishedBy(String owner, ServiceKey key) {
+    Service service = services.get(key);
+    return service == null ? List.of() : service.ephemeralOf(owner);
+  }
+
+  /** Marks an owner's ephemeral instance healthy or not (HTTP beat clients). */
+  public void setEphemeralHealth(
+      String owner, ServiceKey key, String ip, int port, boolean healthy) {
+    Service service = services.get(key);
+    if (service == null) {
+      return;
+    }
+    List<Instance> updated = new ArrayList<>();
+    boolean touched = false;
+    for (Instance instance : service.ephemeralOf(owner)) {
+      if (instance.ip().equals(ip) && instance.port() == port && instance.healthy() != healthy) {
+        updated.add(instance.withHealthy(healthy));
+        touched = true;
+      } else {
+        updated.add(instance);
+      }
+    }
+    if (touched) {
+      publishAll(owner, key, updated);
+    }
+  }
+
+  /**
+   * Rewrites the ephemeral instance at {@code ip:port} in {@code cluster}, whoever published it
+   * (the HTTP update API changes instances it does not own, as Nacos's metadata overlay does). The
+   * owner keeps it; a later registration by the owner replaces the change. Returns whether one was
+   * found.
+   */
+  public boolean updateEphemeral(
+      ServiceKey key, String ip, int port, String cluster, UnaryOperator<Instance> change) {
+    AtomicBoolean found = new AtomicBoolean();
+    // Inside compute, so an owner that goes away meanwhile is not brought back.
+    mutate(
+        key,
+        s -> {
+          boolean changed = false;
+          for (String owner : s.owners()) {
+            List<Instance> updated = new ArrayList<>();
+            boolean touched = false;
+            for (Instance instance : s.ephemeralOf(owner)) {
+              if (instance.ip().equals(ip)
+                  && instance.port() == port
+                  && instance.clusterName().equals(cluster)) {
+                updated.add(change.apply(instance));
+                touched = true;
+              } else {
+                updated.add(instance);
+              }
+            }
+            if (touched) {
+              found.set(true);
+              changed |= s.publish(owner, updated, clock.currentTimeMillis());
+            }
+          }
+          return changed;
+        });
+    return found.get();
+  }
+
+  /** Whether a service has ephemeral instances (a persistent instance may then not be added). */
+  public boolean hasEphemeral(ServiceKey key) {
+    Service service = services.get(key);
+    return service != null && service.hasEphemeral();
+  }
+
+  public void putPersistent(ServiceKey key, Instance instance) {
+    mutate(key, s -> s.putPersistent(instance, clock.currentTimeMillis()));
+  }
+
+  public void removePersistent(ServiceKey key, String endpointKey) {
+    mutate(key, s -> s.removePersistent(endpointKey, clock.currentTimeMillis()));
+  }
+
+  public Instance persistent(ServiceKey key, String endpointKey) {
+    Service service = services.get(key);
+    return service == null ? null : service.persistent(endpointKey);
+  }
+
+  /** Health of a persistent instance, as the server's health check finds it (soft state). */
+  public void setPersistentHealth(ServiceKey key, String endpointKey, boolean healthy) {
+    mutate(
+        key,
+        s -> {
+          Instance instance = s.persistent(endpointKey);
+          return instance != null
+              && instance.healthy() != healthy
+              && s.putPersistent(instance.withHealthy(healthy), clock.currentTimeMillis());
+        });
+  }
+
+  /** Every persistent instance, for the health checker. */
+  public List<Map.Entry<ServiceKey, Instance>> persistentInstances() {
+    List<Map.Entry<ServiceKey, Instance>> all = new ArrayList<>();
+    for (Service service : services.values()) {
+      for (Instance instance : service.persistentInstances()) {
+        all.add(Map.entry(service.key, instance));
+      }
+    }
+    return all;
+  }
+
+  public void putMeta(ServiceKey key, ServiceMeta meta) {
+    mutate(
+        key,
+        s -> {
+          s.meta(meta, clock.currentTimeMillis());
+          return true;
+        });
+  }
+
+  /** Forgets a service's metadata (deleting a service); its instances, if any, stay. */
+  public void clearMeta(ServiceKey key) {
+    mutate(
+        key,
+        s -> {
+          if (s.meta() == null) {
+            return false;
+          }
+          s.meta(null, clock.currentTimeMillis());
+          return true;
+        });
+  }
+
+  /** How many instances (of any kind) a service has. */
+  public int instanceCount(ServiceKey key) {
+    Service service = services.get(key);
+    return service == null ? 0 : service.instanceCount();
+  }
+
+  public void subscribe(ServiceKey key, Subscriber subscriber) {
+    services.compute(
+        key,
+        (k, service) -> {
+          Service s = service == null ? new Service(k) : service;
+          s.subscribers.add(subscriber);
+          return s;
+        });
+  }
+
+  public void unsubscribe(ServiceKey key, Subscriber subscriber) {
+    services.computeIfPresent(
+        key,
+        (k, s) -> {
+          s.subscribers.remove(subscriber);
+          return s.isRemovable() ? null : s;
+        });
+  }
+
+  public Collection<Subscriber> subscribers(ServiceKey key) {
+    Service service = services.get(key);
+    return service == null ? List.of() : service.subscribers;
+  }
+
+  /** Names of listed services in a namespace and group, sorted, one page (pages count from 1). */
+  public ServicePage list(String namespace, String group, int pageNo, int pageSize) {
+    String ns = ServiceKey.canonicalNamespace(namespace);
+    String g = group == null || group.isBlank() ? ServiceKey.DEFAULT_GROUP : group;
+    List<String> names = new ArrayList<>();
+    for (Service service : services.values()) {
+      if (service.key.namespace().equals(ns)
+          && service.key.group().equals(g)
+          && service.isListed()) {
+        names.add(service.key.name());
+      }
+    }
+    names.sort(null);
+    int from = Math.max(0, (pageNo - 1) * pageSize);
+    int to = Math.min(names.size(), from + Math.max(0, pageSize));
+    return new ServicePage(
+        names.size(), from >= to ? List.of() : List.copyOf(names.subList(from, to)));
+  }
+
+  /** Every listed service, for the console and metrics. */
+  public List<ServiceKey> keys() {
+    List<ServiceKey> keys = new ArrayList<>();
+    for (Service service : services.values()) {
+      if (service.isListed()) {
+        keys.add(service.key);
+      }
+    }
+    return keys;
+  }
+
+  public int serviceCount() {
+    int count = 0;
+    for (Service service : services.values()) {
+      if (service.isListed()) {
+        count++;
+      }
+    }
+    return count;
+  }
+
+  public int instanceCount() {
+    int count = 0;
+    for (Service service : services.values()) {
+      count += service.instanceCount();
+    }
+    return count;
+  }
+
+  public int subscriberCount() {
+    int count = 0;
+    for (Service service : services.values()) {
+      count += service.subscribers.size();
+    }
+    return count;
+  }
+
+  private interface Mutation {
+    boolean apply(Service service);
+  }
+
+  private void mutate(ServiceKey key, Mutation mutation) {
+    AtomicBoolean changed = new AtomicBoolean();
+    services.compute(
+        key,
+        (k, service) -> {
+          Service s = service == null ? new Service(k) : service;
+          changed.set(mutation.apply(s));
+          return s.isRemovable() ? null : s;
+        });
+    if (changed.get()) {
+      changes.accept(key);
+    }
+  }
+}

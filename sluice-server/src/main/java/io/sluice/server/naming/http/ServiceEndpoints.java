@@ -1,0 +1,246 @@
+package io.sluice.server.naming.http;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.sluice.server.naming.Instance;
+import io.sluice.server.naming.InvalidInstanceException;
+import io.sluice.server.naming.NamingService;
+import io.sluice.server.naming.ServiceKey;
+import io.sluice.server.naming.ServiceMeta;
+import io.sluice.server.naming.ServicePage;
+import io.sluice.server.naming.ServiceRegistry;
+import io.sluice.server.naming.ServiceView;
+import io.sluice.server.naming.health.HealthCheck;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * The service endpoints of the v1 and v2 naming HTTP API (what the official client's {@code
+ * NamingMaintainService} calls). Service metadata is replicated: writes are answered once applied.
+ * Create, update and delete read the registry first and then write, as Nacos does; two racing
+ * writers of one service end with the last one's metadata.
+ */
+final class ServiceEndpoints {
+  static final int MAX_V1_PAGE_SIZE = 10_000;
+  static final int MAX_V2_PAGE_SIZE = 500;
+
+  private final NamingService naming;
+  private final ServiceRegistry registry;
+  private final ObjectMapper json;
+
+  ServiceEndpoints(NamingService naming, ObjectMapper json) {
+    this.naming = naming;
+    this.registry = naming.registry();
+    this.json = json;
+  }
+
+  /** POST: creates a service; 400 if it exists. */
+  CompletionStage<Answer> create(NamingParams params) {
+    ServiceKey service = params.service();
+    Float threshold = params.protectThreshold(false);
+    Map<String, String> metadata = metadataOf(params);
+    String selector = params.selector();
+    if (registry.exists(service)) {
+      throw NamingHttpException.invalid(
+          NamingHttpException.SERVICE_ALREADY_EXIST,
+          "service already exist",
+          "specified service " + service.groupedName() + " already exists!");
+    }
+    ServiceMeta meta =
+        new ServiceMeta(
+            threshold == null ? 0f : threshold, metadata == null ? Map.of() : metadata, selector);
+    return write(naming.putService(service, meta));
+  }
+
+  /**
+   * PUT: replaces threshold, metadata and selector of an existing service. Health-check keys
+   * ({@link HealthCheck#SERVICE_KEY}...) that the new metadata does not mention are kept, so a
+   * client that updates a service without knowing of them does not switch its checks off.
+   */
+  CompletionStage<Answer> update(NamingParams params, boolean v2) {
+    ServiceKey service = params.service();
+    Float threshold = params.protectThreshold(!v2);
+    Map<String, String> metadata = metadataOf(params);
+    String selector = params.selector();
+    ServiceMeta current = requireService(service);
+    Map<String, String> merged = new HashMap<>(metadata == null ? Map.of() : metadata);
+    for (Map.Entry<String, String> entry : current.metadata().entrySet()) {
+      if (isHealthCheckKey(entry.getKey())) {
+        merged.putIfAbsent(entry.getKey(), entry.getValue());
+      }
+    }
+    return write(
+        naming.putService(
+            service, new ServiceMeta(threshold == null ? 0f : threshold, merged, selector)));
+  }
+
+  /** DELETE: deletes a service that has no instances. */
+  CompletionStage<Answer> delete(NamingParams params) {
+    ServiceKey service = params.service();
+    requireService(service);
+    if (registry.instanceCount(service) > 0) {
+      throw NamingHttpException.invalid(
+          NamingHttpException.SERVICE_DELETE_FAILURE,
+          "service delete failure",
+          "Service "
+              + service.groupedName()
+              + " is not empty, can't be delete. Please unregister instance first");
+    }
+    return write(naming.removeService(service));
+  }
+
+  /** GET: the service's threshold, metadata, selector and clusters with their health checks. */
+  CompletionStage<Answer> detail(NamingParams params, boolean v2) {
+    ServiceKey service = params.service();
+    if (!registry.exists(service)) {
+      throw NamingHttpException.invalid(
+          NamingHttpException.SERVICE_NOT_EXIST,
+          "service not exist",
+          "service not found, namespace: "
+              + service.namespace()
+              + ", serviceName: "
+              + service.groupedName());
+    }
+    ServiceView view = registry.viewOrEmpty(service);
+    ServiceMeta meta = view.meta();
+    ObjectNode detail = json.createObjectNode();
+    detail.put("namespaceId", service.namespace());
+    detail.put("groupName", service.group());
+    detail.put(v2 ? "serviceName" : "name", service.name());
+    detail.put("protectThreshold", meta.protectThreshold());
+    detail.set("metadata", json.valueToTree(meta.metadata()));
+    detail.set("selector", selectorJson(meta.selector()));
+    TreeSet<String> clusters = new TreeSet<>();
+    boolean ephemeral = true;
+    for (Instance instance : view.instances()) {
+      clusters.add(instance.clusterName());
+      ephemeral &= instance.ephemeral();
+    }
+    for (String key : meta.metadata().keySet()) {
+      if (key.startsWith(HealthCheck.SERVICE_KEY + ".")) {
+        clusters.add(key.substring(HealthCheck.SERVICE_KEY.length() + 1));
+      }
+    }
+    if (v2) {
+      ObjectNode clusterMap = detail.putObject("clusterMap");
+      for (String cluster : clusters) {
+        ObjectNode node = clusterMap.putObject(cluster);
+        node.put("clusterName", cluster);
+        node.set("healthChecker", healthCheckerJson(meta, cluster));
+        node.putObject("metadata");
+        node.put("healthyCheckPort", 80);
+        node.put("useInstancePortForCheck", true);
+      }
+      detail.put("ephemeral", ephemeral);
+    } else {
+      ArrayNode array = detail.putArray("clusters");
+      for (String cluster : clusters) {
+        ObjectNode node = array.addObject();
+        node.put("name", cluster);
+        node.set("healthChecker", healthCheckerJson(meta, cluster));
+        node.putObject("metadata");
+      }
+    }
+    return done(Answer.json(detail.toString()));
+  }
+
+  /**
+   * GET list: one page of the group's service names, sorted, and how many there are: v1 {@code
+   * {"count":N,"doms":[...]}} (pageNo and pageSize required), v2 {@code
+   * {"count":N,"services":[...]}} (pages of 20 by default, at most 500).
+   */
+  CompletionStage<Answer> list(NamingParams params, boolean v2) {
+    String namespace = params.namespace();
+    String group = params.optional("groupName");
+    int pageNo = params.page("pageNo", v2 ? "1" : null, Integer.MAX_VALUE);
+    int pageSize =
+        v2
+            ? Math.min(MAX_V2_PAGE_SIZE, params.page("pageSize", "20", Integer.MAX_VALUE))
+            : params.page("pageSize", null, MAX_V1_PAGE_SIZE);
+    ServicePage page = registry.list(namespace, group, pageNo, pageSize);
+    ObjectNode answer = json.createObjectNode();
+    answer.put("count", page.count());
+    answer.set(v2 ? "services" : "doms", json.valueToTree(page.names()));
+    return done(Answer.json(answer.toString()));
+  }
+
+  /**
+   * PUT /nacos/v1/ns/cluster: sets a cluster's health check ({@code healthChecker} JSON, as Nacos
+   * takes it), kept in the service's metadata under {@link HealthCheck#clusterKey}.
+   */
+  CompletionStage<Answer> updateCluster(NamingParams params) {
+    ServiceKey service = params.service();
+    String cluster = params.required("clusterName");
+    String healthChecker = params.required("healthChecker");
+    try {
+      HealthCheck.parse(healthChecker);
+      io.sluice.server.naming.InstanceValidator.checkCluster(cluster);
+    } catch (InvalidInstanceException e) {
+      throw NamingHttpException.invalid(e.getMessage());
+    }
+    ServiceMeta current = requireService(service);
+    Map<String, String> metadata = new HashMap<>(current.metadata());
+    metadata.put(HealthCheck.clusterKey(cluster), healthChecker);
+    return write(
+        naming.putService(
+            service, new ServiceMeta(current.protectThreshold(), metadata, current.selector())));
+  }
+
+  private ServiceMeta requireService(ServiceKey service) {
+    if (!registry.exists(service)) {
+      throw NamingHttpException.invalid(
+          NamingHttpException.SERVICE_NOT_EXIST,
+          "service not exist",
+          "service " + service.groupedName() + " not found!");
+    }
+    ServiceMeta meta = registry.meta(service);
+    return meta == null ? ServiceMeta.DEFAULT : meta;
+  }
+
+  private Map<String, String> metadataOf(NamingParams params) {
+    Map<String, String> metadata =
+        params.metadata(NamingHttpException.SERVICE_METADATA_ERROR, "service metadata error");
+    if (metadata != null) {
+      try {
+        HealthCheck.validate(metadata);
+      } catch (InvalidInstanceException e) {
+        throw NamingHttpException.invalid(
+            NamingHttpException.SERVICE_METADATA_ERROR, "service metadata error", e.getMessage());
+      }
+    }
+    return metadata;
+  }
+
+  private static boolean isHealthCheckKey(String key) {
+    return key.equals(HealthCheck.SERVICE_KEY) || key.startsWith(HealthCheck.SERVICE_KEY + ".");
+  }
+
+  private JsonNode healthCheckerJson(ServiceMeta meta, String cluster) {
+    return json.valueToTree(HealthCheck.forCluster(meta.metadata(), cluster).toNacosJson());
+  }
+
+  private JsonNode selectorJson(String selector) {
+    if (selector != null) {
+      try {
+        return json.readTree(selector);
+      } catch (JsonProcessingException e) {
+        // Validated when written; fall through to "none".
+      }
+    }
+    return json.createObjectNode().put("type", "none");
+  }
+
+  private static CompletionStage<Answer> write(CompletionStage<Object> applied) {
+    return applied.thenApply(outcome -> Answer.OK);
+  }
+
+  private static <T> CompletionStage<T> done(T value) {
+    return CompletableFuture.completedFuture(value);
+  }
+}

@@ -1,0 +1,46 @@
+package io.sluice.server.protocol.grpc;
+
+import io.grpc.KnownLength;
+import io.grpc.MethodDescriptor;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+
+/**
+ * Plugs {@link PayloadCodec} into grpc-java. gRPC has already bounded the message size (the
+ * server's maximum inbound message size) before {@link #parse} sees the stream.
+ */
+final class PayloadMarshaller implements MethodDescriptor.Marshaller<Payload> {
+  static final PayloadMarshaller INSTANCE = new PayloadMarshaller();
+
+  private PayloadMarshaller() {}
+
+  @Override
+  public InputStream stream(Payload value) {
+    return new ByteArrayInputStream(PayloadCodec.encode(value));
+  }
+
+  @Override
+  public Payload parse(InputStream stream) {
+    try {
+      byte[] bytes;
+      if (stream instanceof KnownLength) {
+        bytes = new byte[stream.available()];
+        int read = 0;
+        while (read < bytes.length) {
+          int n = stream.read(bytes, read, bytes.length - read);
+          if (n < 0) {
+            throw new MalformedPayloadException("stream ended early");
+          }
+          read += n;
+        }
+      } else {
+        bytes = stream.readAllBytes();
+      }
+      return PayloadCodec.decode(bytes);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

@@ -1,0 +1,98 @@
+package io.sluice.server.protocol.http;
+
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+
+/**
+ * Decodes {@code application/x-www-form-urlencoded} text (a form body or a query string) strictly:
+ * {@code +} is a space, {@code %XX} a byte, the bytes UTF-8. A broken escape or invalid UTF-8 is
+ * refused with a 400 rather than guessed at, so a malformed request changes nothing.
+ */
+final class FormDecoder {
+  /** As Tomcat's default {@code maxParameterCount}: a request with more is refused. */
+  static final int MAX_PARAMETERS = 10_000;
+
+  private FormDecoder() {}
+
+  /**
+   * Adds each {@code name=value} pair of {@code form} to {@code into}, keeping the first value of a
+   * name (as {@code ServletRequest.getParameter} does), and returns how many pairs it read.
+   */
+  static int decode(byte[] form, Map<String, String> into, int pairsSoFar) {
+    int pairs = pairsSoFar;
+    byte[] scratch = null;
+    int start = 0;
+    while (start <= form.length) {
+      int end = indexOf(form, (byte) '&', start);
+      if (end > start) {
+        if (++pairs > MAX_PARAMETERS) {
+          throw HttpApiException.invalid(
+              "more than " + MAX_PARAMETERS + " parameters in one request");
+        }
+        if (scratch == null) {
+          scratch = new byte[Math.min(form.length, 1 << 16)];
+        }
+        int equals = indexOf(form, (byte) '=', start);
+        int nameEnd = Math.min(equals, end);
+        String name = unescape(form, start, nameEnd, scratch);
+        String value = nameEnd < end ? unescape(form, nameEnd + 1, end, scratch) : "";
+        into.putIfAbsent(name, value);
+      }
+      start = end + 1;
+    }
+    return pairs;
+  }
+
+  private static int indexOf(byte[] bytes, byte wanted, int from) {
+    for (int i = from; i < bytes.length; i++) {
+      if (bytes[i] == wanted) {
+        return i;
+      }
+    }
+    return bytes.length;
+  }
+
+  private static String unescape(byte[] form, int from, int to, byte[] scratch) {
+    byte[] out = to - from <= scratch.length ? scratch : new byte[to - from];
+    int length = 0;
+    for (int i = from; i < to; i++) {
+      byte b = form[i];
+      if (b == '+') {
+        out[length++] = ' ';
+      } else if (b == '%') {
+        if (i + 2 >= to) {
+          throw HttpApiException.invalid("malformed form encoding: incomplete escape at the end");
+        }
+        int high = Character.digit(form[i + 1], 16);
+        int low = Character.digit(form[i + 2], 16);
+        if (high < 0 || low < 0) {
+          throw HttpApiException.invalid(
+              "malformed form encoding: '%"
+                  + (char) (form[i + 1] & 0xFF)
+                  + (char) (form[i + 2] & 0xFF)
+                  + "' is not an escape");
+        }
+        out[length++] = (byte) (high << 4 | low);
+        i += 2;
+      } else {
+        out[length++] = b;
+      }
+    }
+    CharsetDecoder utf8 =
+        StandardCharsets.UTF_8
+            .newDecoder()
+            .onMalformedInput(CodingErrorAction.REPORT)
+            .onUnmappableCharacter(CodingErrorAction.REPORT);
+    try {
+      CharBuffer chars = utf8.decode(ByteBuffer.wrap(out, 0, length));
+      return chars.toString();
+    } catch (CharacterCodingException e) {
+      throw HttpApiException.invalid("malformed form encoding: not UTF-8");
+    }
+  }
+}

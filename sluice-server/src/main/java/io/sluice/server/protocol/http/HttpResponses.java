@@ -1,0 +1,53 @@
+package io.sluice.server.protocol.http;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpServerResponse;
+
+/** Writes the bodies the Open API answers with: plain text and JSON, both UTF-8. */
+public final class HttpResponses {
+  public static final String TEXT_PLAIN = "text/plain;charset=UTF-8";
+  public static final String APPLICATION_JSON = "application/json;charset=UTF-8";
+
+  /**
+   * Configuration only, never request state: an ObjectMapper is thread-safe once configured, and
+   * one shared instance keeps its serializer caches warm.
+   */
+  private static final ObjectMapper json = new ObjectMapper();
+
+  private HttpResponses() {}
+
+  public static void text(HttpServerResponse response, int status, String body) {
+    if (response.ended() || response.closed()) {
+      return;
+    }
+    response.setStatusCode(status).putHeader("Content-Type", TEXT_PLAIN).end(body);
+  }
+
+  /** Serializes {@code body} (records, lists, maps, strings, booleans) as the JSON reply. */
+  public static void json(HttpServerResponse response, int status, Object body) {
+    if (response.ended() || response.closed()) {
+      return;
+    }
+    byte[] bytes;
+    try {
+      bytes = json.writeValueAsBytes(body);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("cannot serialize a reply of " + body.getClass(), e);
+    }
+    response
+        .setStatusCode(status)
+        .putHeader("Content-Type", APPLICATION_JSON)
+        .end(Buffer.buffer(bytes));
+  }
+
+  public static void ok(HttpServerResponse response, Object body) {
+    json(response, 200, body);
+  }
+
+  /** A v2 success: {@code {"code":0,"message":"success","data":...}}. */
+  public static void success(HttpServerResponse response, Object data) {
+    json(response, 200, NacosResult.success(data));
+  }
+}

@@ -1,0 +1,203 @@
+package io.sluice.server.protocol.http;
+
+import io.vertx.core.Handler;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.http.HttpVersion;
+import io.vertx.ext.web.RoutingContext;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reads a request's parameters (query string, then a form body) with the body bounded while it is
+ * read, then calls a {@link ParamsHandler}. A body declared or found larger than the bound is
+ * answered 413 and its connection closed, so it is never buffered whole; a malformed encoding is
+ * answered 400. Whatever a handler throws becomes an error reply, never a dead connection.
+ */
+public final class RequestParams {
+  private static final Logger log = LoggerFactory.getLogger(RequestParams.class);
+  private static final String FORM = "application/x-www-form-urlencoded";
+
+  private RequestParams() {}
+
+  /** A route handler that reads the parameters, then runs {@code handler}. */
+  public static Handler<RoutingContext> handler(
+      long maxBodyBytes, ApiStyle style, ParamsHandler handler) {
+    return ctx -> read(ctx.request(), maxBodyBytes, style, handler);
+  }
+
+  public static void read(
+      HttpServerRequest request, long maxBodyBytes, ApiStyle style, ParamsHandler handler) {
+    HttpServerResponse response = request.response();
+    Map<String, String> values = new LinkedHashMap<>();
+    int pairs;
+    try {
+      String query = request.query();
+      pairs =
+          query == null
+              ? 0
+              : FormDecoder.decode(query.getBytes(StandardCharsets.ISO_8859_1), values, 0);
+    } catch (HttpApiException e) {
+      refuse(request, style, e);
+      return;
+    }
+    if (request.isEnded()) {
+      dispatch(request, new HttpParams(values), style, handler);
+      return;
+    }
+    String contentType = request.getHeader("Content-Type");
+    String type = contentType == null ? "" : contentType.toLowerCase(Locale.ROOT).trim();
+    if (type.startsWith("multipart/")) {
+      refuse(
+          request,
+          style,
+          new HttpApiException(
+              415,
+              NacosErrorCode.MEDIA_TYPE_ERROR,
+              "multipart bodies are not supported: send " + FORM));
+      return;
+    }
+    boolean form = type.isEmpty() || type.startsWith(FORM);
+    long declared = declaredLength(request);
+    if (declared > maxBodyBytes) {
+      tooLarge(request, style, declared, maxBodyBytes);
+      return;
+    }
+    // The handlers below stay referenced by the request until it is answered, which for a held
+    // long-poll is minutes: they must not keep the body or the parameters decoded from it.
+    Map<String, String> fromQuery = values;
+    BodyCollector body = new BodyCollector(request, maxBodyBytes, style, form, declared);
+    request.handler(body);
+    request.exceptionHandler(e -> log.debug("request body broke off: {}", e.toString()));
+    request.endHandler(
+        ended -> {
+          if (body.overflowed) {
+            return;
+          }
+          byte[] bytes = body.take();
+          HttpParams params;
+          try {
+            Map<String, String> all = fromQuery;
+            if (bytes.length > 0) {
+              all = new LinkedHashMap<>(fromQuery);
+              FormDecoder.decode(bytes, all, pairs);
+            }
+            params = new HttpParams(all);
+          } catch (HttpApiException e) {
+            style.fail(response, e);
+            return;
+          }
+          dispatch(request, params, style, handler);
+        });
+    request.resume();
+  }
+
+  private static void dispatch(
+      HttpServerRequest request, HttpParams params, ApiStyle style, ParamsHandler handler) {
+    try {
+      handler.handle(request, params);
+    } catch (HttpApiException e) {
+      style.fail(request.response(), e);
+    } catch (RuntimeException e) {
+      log.error("{} {} failed", request.method(), request.path(), e);
+      style.fail(
+          request.response(),
+          new HttpApiException(500, NacosErrorCode.SERVER_ERROR, String.valueOf(e.getMessage())));
+    }
+  }
+
+  /** Answers an error before the body was read; discards the body so the connection stays sane. */
+  private static void refuse(HttpServerRequest request, ApiStyle style, HttpApiException error) {
+    if (!request.isEnded()) {
+      request.handler(ignored -> {});
+      request.resume();
+    }
+    style.fail(request.response(), error);
+  }
+
+  private static void tooLarge(
+      HttpServerRequest request, ApiStyle style, long bytes, long maxBodyBytes) {
+    HttpServerResponse response = request.response();
+    if (response.ended() || response.closed()) {
+      return;
+    }
+    boolean http2 = request.version() == HttpVersion.HTTP_2;
+    if (!http2) {
+      // HTTP/1 cannot skip the rest of the body: the connection closes once the answer is out.
+      response.putHeader("Connection", "close");
+    }
+    style.fail(
+        response,
+        HttpApiException.tooLarge(
+            "request body of "
+                + (bytes < 0 ? "more than " + maxBodyBytes : bytes)
+                + " bytes exceeds the limit of "
+                + maxBodyBytes
+                + " bytes"));
+    if (!http2) {
+      request.connection().close();
+    }
+    // HTTP/2 ends just this stream; the other streams of the connection go on.
+  }
+
+  private static long declaredLength(HttpServerRequest request) {
+    String length = request.getHeader("Content-Length");
+    if (length == null) {
+      return -1;
+    }
+    try {
+      return Long.parseLong(length.trim());
+    } catch (NumberFormatException e) {
+      return -1;
+    }
+  }
+
+  /** Gathers the body up to the bound; past it, answers 413 and closes the connection. */
+  private static final class BodyCollector implements Handler<Buffer> {
+    private final HttpServerRequest request;
+    private final long maxBodyBytes;
+    private final ApiStyle style;
+    private final boolean keep;
+    private Buffer buffer;
+    private long received;
+    boolean overflowed;
+
+    BodyCollector(
+        HttpServerRequest request, long maxBodyBytes, ApiStyle style, boolean keep, long declared) {
+      this.request = request;
+      this.maxBodyBytes = maxBodyBytes;
+      this.style = style;
+      this.keep = keep;
+      this.buffer = keep ? Buffer.buffer((int) Math.max(256, Math.min(declared, 64 * 1024))) : null;
+    }
+
+    @Override
+    public void handle(Buffer chunk) {
+      if (overflowed) {
+        return;
+      }
+      received += chunk.length();
+      if (received > maxBodyBytes) {
+        overflowed = true;
+        buffer = null;
+        tooLarge(request, style, -1, maxBodyBytes);
+        return;
+      }
+      if (keep) {
+        buffer.appendBuffer(chunk);
+      }
+    }
+
+    /** The body's bytes (none unless it is a form); lets go of the buffer. */
+    byte[] take() {
+      byte[] bytes = keep && buffer != null ? buffer.getBytes() : new byte[0];
+      buffer = null;
+      return bytes;
+    }
+  }
+}

@@ -1,0 +1,129 @@
+package io.sluice.server.replication;
+
+import java.io.File;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.apache.ratis.RaftConfigKeys;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.rpc.SupportedRpcType;
+import org.apache.ratis.server.RaftServerConfigKeys;
+import org.apache.ratis.util.SizeInBytes;
+import org.apache.ratis.util.TimeDuration;
+
+/**
+ * Every Ratis setting Sluice changes from Ratis's defaults, in one place, each with its reason.
+ * What is not here is left at Ratis's default on purpose; notably fsync: {@code
+ * raft.server.log.unsafe-flush.enabled} and {@code async-flush.enabled} stay false, so an entry
+ * counts as flushed (and can commit) only after the segment file is forced to disk.
+ */
+final class RatisProperties {
+  /** Room for the batch header and protobuf framing around the largest command. */
+  private static final int ENTRY_OVERHEAD_BYTES = 64 << 10;
+
+  private RatisProperties() {}
+
+  static RaftProperties from(ReplicationOptions options) {
+    RaftProperties properties = new RaftProperties();
+
+    RaftServerConfigKeys.setStorageDir(properties, List.of(options.dataDir().toFile()));
+    if (options.standalone()) {
+      // Nobody to talk to: no gRPC server, no port (see StandaloneTransport).
+      RaftConfigKeys.Rpc.setType(properties, new StandaloneTransport());
+    } else {
+      RaftConfigKeys.Rpc.setType(properties, SupportedRpcType.GRPC);
+      GrpcConfigKeys.Server.setHost(properties, options.self().host());
+      GrpcConfigKeys.Server.setPort(properties, options.self().port());
+    }
+
+    // Elections. A one-peer group elects itself as soon as the timeout fires, so a short one is
+    // the whole of the start-up delay; a cluster needs timeouts well above pauses (see options).
+    TimeDuration min = millis(options.electionTimeoutMin().toMillis());
+    TimeDuration max = millis(options.electionTimeoutMax().toMillis());
+    RaftServerConfigKeys.Rpc.setTimeoutMin(properties, min);
+    RaftServerConfigKeys.Rpc.setTimeoutMax(properties, max);
+    RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMin(properties, min);
+    RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMax(properties, max);
+    if (options.standalone()) {
+      // The pre-vote round only protects a cluster from a partitioned peer raising terms.
+      RaftServerConfigKeys.LeaderElection.setPreVote(properties, false);
+    }
+
+    // The log-metadata entry (commit index) costs one more write and fsync per commit. It only
+    // lets a restarted peer apply committed entries before a leader is elected; without it the
+    // new leader's first entry commits them all again, so no acknowledged write depends on it.
+    RaftServerConfigKeys.Log.setLogMetadataEnabled(properties, false);
+
+    // Entry size limits: a single command of maxCommandBytes must fit in one entry. Ratis demands
+    // write buffer >= appender buffer byte-limit + 8, and the write buffer is resident memory.
+    int maxEntryBytes =
+        Math.max(options.maxBatchBytes(), options.maxCommandBytes()) + ENTRY_OVERHEAD_BYTES;
+    RaftServerConfigKeys.Log.Appender.setBufferByteLimit(
+        properties, SizeInBytes.valueOf(maxEntryBytes));
+    RaftServerConfigKeys.Log.setWriteBufferSize(properties, SizeInBytes.valueOf(maxEntryBytes + 8));
+    GrpcConfigKeys.setMessageSizeMax(properties, SizeInBytes.valueOf(maxEntryBytes * 2));
+
+    // Segments: purge works on whole closed segments, so their size is the granularity of disk
+    // reclaimed. (An entry larger than a segment is still written: it overfills the segment.)
+    // Preallocation must not exceed a segment. Keep at most two closed segments in memory: reads
+    // of old entries are rare (replay, lagging follower).
+    long segmentBytes = options.logSegmentBytes();
+    RaftServerConfigKeys.Log.setSegmentSizeMax(properties, SizeInBytes.valueOf(segmentBytes));
+    RaftServerConfigKeys.Log.setPreallocatedSize(
+        properties, SizeInBytes.valueOf(Math.min(4L << 20, segmentBytes)));
+    RaftServerConfigKeys.Log.setSegmentCacheNumMax(properties, 2);
+    RaftServerConfigKeys.Log.setSegmentCacheSizeMax(
+        properties, SizeInBytes.valueOf(Math.max(32L << 20, 2 * segmentBytes)));
+
+    // Snapshots: ours, every snapshotThresholdEntries entries, and on a clean stop.
+    RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(properties, true);
+    RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(
+        properties, options.snapshotThresholdEntries());
+    RaftServerConfigKeys.Snapshot.setTriggerWhenStopEnabled(properties, true);
+    RaftServerConfigKeys.Snapshot.setRetentionFileNum(properties, options.snapshotsRetained());
+    // Purge after each snapshot, but keep one threshold's worth of entries behind it: if the newest
+    // snapshot turns out damaged at the next start, the previous one plus this log still rebuild
+    // every acknowledged write. Disk stays bounded by about two thresholds of log.
+    RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(properties, true);
+    RaftServerConfigKeys.Log.setPurgePreservationLogNum(
+        properties, options.snapshotThresholdEntries());
+    RaftServerConfigKeys.Log.setPurgeGap(
+        properties, (int) Math.min(1024, options.snapshotThresholdEntries()));
+
+    // Pending writes inside Ratis are bounded by our own maxEntriesInFlight; these only need to be
+    // above it. The retry cache is for clients that resend; our in-process submissions never do,
+    // so entries need not live the default minute (each one is heap).
+    RaftServerConfigKeys.Write.setElementLimit(
+        properties, Math.max(64, 4 * options.maxEntriesInFlight()));
+    RaftServerConfigKeys.Write.setByteLimit(
+        properties,
+        SizeInBytes.valueOf(
+            Math.max(64L << 20, 2L * options.maxEntriesInFlight() * maxEntryBytes)));
+    RaftServerConfigKeys.RetryCache.setExpiryTime(properties, TimeDuration.ONE_SECOND);
+
+    // Threads: Ratis's pools default to dozens of cached threads; the whole server runs in ~200 MB
+    // on 2 cores. Cached pools still grow under bursts, but to these bounds only.
+    RaftServerConfigKeys.ThreadPool.setProxyCached(properties, true);
+    RaftServerConfigKeys.ThreadPool.setProxySize(properties, 2);
+    RaftServerConfigKeys.ThreadPool.setServerCached(properties, true);
+    RaftServerConfigKeys.ThreadPool.setServerSize(properties, 4);
+    RaftServerConfigKeys.ThreadPool.setClientCached(properties, true);
+    RaftServerConfigKeys.ThreadPool.setClientSize(properties, 4);
+    GrpcConfigKeys.Server.setAsyncRequestThreadPoolCached(properties, true);
+    GrpcConfigKeys.Server.setAsyncRequestThreadPoolSize(properties, 4);
+
+    // A clean close waits for the log worker and the apply thread; don't hang shutdown for a
+    // minute.
+    RaftServerConfigKeys.setCloseThreshold(properties, TimeDuration.valueOf(10, TimeUnit.SECONDS));
+    return properties;
+  }
+
+  /** The directory Ratis keeps a group's log and state machine files in. */
+  static File groupDirectory(ReplicationOptions options, String groupUuid) {
+    return options.dataDir().resolve(groupUuid).toFile();
+  }
+
+  private static TimeDuration millis(long millis) {
+    return TimeDuration.valueOf(millis, TimeUnit.MILLISECONDS);
+  }
+}

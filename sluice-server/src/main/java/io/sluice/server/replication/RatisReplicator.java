@@ -1,0 +1,485 @@
+package io.sluice.server.replication;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftClientRequest;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.SnapshotManagementRequest;
+import org.apache.ratis.protocol.exceptions.AlreadyClosedException;
+import org.apache.ratis.protocol.exceptions.LeaderNotReadyException;
+import org.apache.ratis.protocol.exceptions.LeaderSteppingDownException;
+import org.apache.ratis.protocol.exceptions.NotLeaderException;
+import org.apache.ratis.protocol.exceptions.ServerNotReadyException;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.raftlog.RaftLog;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The replication and durable store of sluice-server: a Raft group on Apache Ratis (one peer in
+ * standalone, three or more in a cluster), with our own group commit, command routing to {@link
+ * ReplicatedState}s and checksummed snapshots.
+ *
+ * <pre>{@code
+ * RatisReplicator replicator =
+ *     RatisReplicator.start(ReplicationOptions.builder(dataDir.resolve("ratis")).build(),
+ *         List.of(configStore, namespaces));
+ * replicator.ready().get(5, TimeUnit.SECONDS);
+ * Object outcome = replicator.submit("config", command).join();  // durable and applied
+ * }</pre>
+ *
+ * <p><b>Write path.</b> {@link #submit} enqueues the command in a bounded queue ({@link
+ * BatchProposer}); the proposer thread packs queued commands into one Raft entry and hands it to
+ * the Ratis server in-process ({@code submitClientRequestAsync}, no client hop), keeping up to
+ * {@code maxEntriesInFlight} entries in flight. Ratis appends the entry to the log, fsyncs it (on a
+ * majority, in a cluster), commits it, and its apply thread calls our state machine, which applies
+ * each command to its state in log order and hands the outcomes back to the proposer by batch
+ * sequence number. Outcomes exist only on the node that proposed the batch.
+ *
+ * <p><b>Threads.</b> Submitters never block. Futures are completed on the completion executor
+ * (default: one thread owned by the replicator), one task per batch, never on Ratis's apply thread,
+ * so a slow continuation cannot stall replication; it can delay other completions, so heavy
+ * continuations belong on their own executor ({@code thenApplyAsync(f, executor)}). {@link
+ * #ready()} completes there too.
+ *
+ * <p><b>Durability.</b> A completed future means the entry is on disk: Ratis's log is forced
+ * (fdatasync) before the entry counts as flushed, and only flushed entries commit. What is turned
+ * off and why is in {@link RatisProperties}. Snapshots are written with temp file, fsync, atomic
+ * rename and directory fsync ({@link SnapshotFile}).
+ *
+ * <p><b>Cluster.</b> Several peers form one group and the leader takes writes. Followers apply the
+ * log but do not forward writes: on a follower {@link #isReady()} is false and {@link #submit}
+ * fails with {@link ReplicatorNotReadyException}.
+ */
+public final class RatisReplicator implements Replicator, AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(RatisReplicator.class);
+
+  /** How long {@link #close()} waits for accepted submissions to finish before failing them. */
+  public static final Duration CLOSE_DRAIN_TIMEOUT = Duration.ofSeconds(5);
+
+  /** How long {@link #takeSnapshot()} may take before its future fails. */
+  private static final Duration SNAPSHOT_REQUEST_TIMEOUT = Duration.ofMinutes(1);
+
+  private final ReplicationOptions options;
+  private final RaftGroupId groupId;
+  private final RaftPeerId selfId;
+  private final ClientId clientId = ClientId.randomId();
+  private final AtomicLong nextAdminCallId = new AtomicLong(Long.MAX_VALUE / 2);
+  private final Map<String, byte[]> stateNames;
+  private final ReplicationStateMachine stateMachine;
+  private final BatchProposer proposer;
+  private final Executor completionExecutor;
+  private final List<ExecutorService> ownedExecutors;
+  private final CompletableFuture<Void> firstReady = new CompletableFuture<>();
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  /** True while this node leads and has applied the whole log; written by Ratis threads. */
+  private volatile boolean leaderReady;
+
+  private volatile RaftServer server;
+
+  private RatisReplicator(ReplicationOptions options, List<ReplicatedState> states) {
+    this.options = options;
+    this.groupId = groupIdFor(options.groupName());
+    this.selfId = RaftPeerId.valueOf(options.self().id());
+    this.stateNames = new HashMap<>();
+    for (ReplicatedState state : states) {
+      stateNames.put(state.name(), state.name().getBytes(StandardCharsets.UTF_8));
+    }
+    List<ExecutorService> owned = new ArrayList<>();
+    Executor proposerExecutor =
+        options.proposerExecutor().orElseGet(() -> own(owned, "sluice-replication-proposer"));
+    this.completionExecutor =
+        options.completionExecutor().orElseGet(() -> own(owned, "sluice-replication-completer"));
+    this.ownedExecutors = List.copyOf(owned);
+    // Random per instance: batches replayed from an earlier run, or proposed by another peer, never
+    // match, so their outcomes are not routed to anyone here.
+    long proposerId = ThreadLocalRandom.current().nextLong();
+    this.proposer =
+        new BatchProposer(
+            proposerId,
+            options,
+            proposerExecutor,
+            completionExecutor,
+            this::propose,
+            RatisReplicator::translateFailure);
+    this.stateMachine =
+        new ReplicationStateMachine(
+            selfId,
+            states,
+            proposerId,
+            new ReplicationStateMachine.Listener() {
+              @Override
+              public void onApplied(long batchProposerId, long sequence, Object[] outcomes) {
+                proposer.onApplied(batchProposerId, sequence, outcomes);
+              }
+
+              @Override
+              public void onLeaderReady() {
+                markLeaderReady();
+              }
+
+              @Override
+              public void onNotLeader() {
+                leaderReady = false;
+              }
+            });
+  }
+
+  /**
+   * Starts the Ratis server over {@code options.dataDir()}: loads the newest valid snapshot into
+   * the states, opens the log and begins the election. Returns before the log is replayed; wait for
+   * {@link #ready()} before submitting. The states must be new (empty) and must not be shared with
+   * another replicator.
+   *
+   * @throws IOException when the data directory cannot be used, a snapshot cannot be loaded, or the
+   *     log no longer reaches back to the newest usable snapshot (the server must not start with
+   *     writes missing)
+   */
+  public static RatisReplicator start(
+      ReplicationOptions options, Collection<? extends ReplicatedState> states) throws IOException {
+    Objects.requireNonNull(options, "options");
+    List<ReplicatedState> stateList = List.copyOf(states);
+    validateStates(stateList);
+    RatisReplicator replicator = new RatisReplicator(options, stateList);
+    try {
+      replicator.startServer();
+    } catch (IOException | RuntimeException e) {
+      replicator.close();
+      throw e;
+    }
+    return replicator;
+  }
+
+  @Override
+  public CompletableFuture<Object> submit(String stateName, byte[] command) {
+    Objects.requireNonNull(stateName, "stateName");
+    Objects.requireNonNull(command, "command");
+    if (closed.get()) {
+      return CompletableFuture.failedFuture(new ReplicatorClosedException("replicator is closed"));
+    }
+    byte[] name = stateNames.get(stateName);
+    if (name == null) {
+      return CompletableFuture.failedFuture(
+          new IllegalArgumentException(
+              "no replicated state named '" + stateName + "'; known: " + stateNames.keySet()));
+    }
+    if (command.length > options.maxCommandBytes()) {
+      return CompletableFuture.failedFuture(
+          new CommandTooLargeException(
+              "command of "
+                  + command.length
+                  + " bytes exceeds the limit of "
+                  + options.maxCommandBytes()));
+    }
+    if (!leaderReady) {
+      return CompletableFuture.failedFuture(
+          new ReplicatorNotReadyException(
+              firstReady.isDone()
+                  ? "this node is not the leader of the replication group"
+                  : "replicator is still starting (log replay and election)"));
+    }
+    return proposer.submit(name, command);
+  }
+
+  @Override
+  public boolean isReady() {
+    return leaderReady && !closed.get();
+  }
+
+  @Override
+  public CompletableFuture<Void> ready() {
+    return firstReady;
+  }
+
+  /**
+   * Writes a snapshot now (normally they are taken every {@code snapshotThresholdEntries} entries)
+   * and purges the log behind it; completes with the snapshot's log index.
+   */
+  public CompletableFuture<Long> takeSnapshot() {
+    RaftServer raft = server;
+    if (raft == null || closed.get()) {
+      return CompletableFuture.failedFuture(new ReplicatorClosedException("replicator is closed"));
+    }
+    SnapshotManagementRequest request =
+        SnapshotManagementRequest.newCreate(
+            clientId,
+            selfId,
+            groupId,
+            nextAdminCallId.getAndIncrement(),
+            SNAPSHOT_REQUEST_TIMEOUT.toMillis(),
+            1);
+    try {
+      return raft.snapshotManagementAsync(request)
+          .thenApply(
+              reply -> {
+                if (!reply.isSuccess()) {
+                  throw new CompletionException(translateFailure(reply.getException()));
+                }
+                return reply.getLogIndex();
+              });
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(translateFailure(e));
+    }
+  }
+
+  public ReplicationOptions options() {
+    return options;
+  }
+
+  /** Where the snapshot files are kept (inside the Ratis group directory). */
+  public Path snapshotDirectory() {
+    return stateMachine.snapshots().directory();
+  }
+
+  public ReplicationStats stats() {
+    long logStart = RaftLog.INVALID_LOG_INDEX;
+    RaftServer raft = server;
+    if (raft != null) {
+      try {
+        logStart = raft.getDivision(groupId).getRaftLog().getStartIndex();
+      } catch (IOException | RuntimeException e) {
+        // Closed or not started: report no log.
+      }
+    }
+    var applied = stateMachine.getLastAppliedTermIndex();
+    var snapshot = stateMachine.getLatestSnapshot();
+    return new ReplicationStats(
+        proposer.entriesProposed(),
+        proposer.commandsProposed(),
+        stateMachine.entriesApplied(),
+        stateMachine.commandsApplied(),
+        stateMachine.commandsFailed(),
+        applied == null ? RaftLog.INVALID_LOG_INDEX : applied.getIndex(),
+        snapshot == null ? RaftLog.INVALID_LOG_INDEX : snapshot.getIndex(),
+        logStart,
+        proposer.pendingSubmissions());
+  }
+
+  /**
+   * Stops taking submissions, waits up to {@link #CLOSE_DRAIN_TIMEOUT} for accepted ones to be
+   * applied, then stops Ratis (which applies what is committed and writes a final snapshot) and
+   * fails whatever is left with {@link ReplicatorClosedException}.
+   */
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    leaderReady = false;
+    ReplicatorClosedException closedException =
+        new ReplicatorClosedException("replicator closed before the command was acknowledged");
+    firstReady.completeExceptionally(closedException);
+    try {
+      proposer
+          .stopAccepting(closedException)
+          .get(CLOSE_DRAIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (TimeoutException e) {
+      log.warn(
+          "{} submissions still pending after {}; failing them",
+          proposer.pendingSubmissions(),
+          CLOSE_DRAIN_TIMEOUT);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("cannot happen: the drain future never fails", e);
+    }
+    RaftServer raft = server;
+    if (raft != null) {
+      try {
+        raft.close();
+      } catch (IOException | RuntimeException e) {
+        log.warn("closing the Ratis server failed", e);
+      }
+    }
+    proposer.close(closedException);
+    for (ExecutorService executor : ownedExecutors) {
+      executor.shutdown();
+    }
+    for (ExecutorService executor : ownedExecutors) {
+      try {
+        if (!executor.awaitTermination(5, TimeUnit.SECONDS)) {
+          log.warn("replication executor did not finish within 5 s");
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+    }
+  }
+
+  private void startServer() throws IOException {
+    RaftProperties properties = RatisProperties.from(options);
+    List<RaftPeer> peers = new ArrayList<>();
+    for (ReplicationPeer peer : options.peers()) {
+      peers.add(RaftPeer.newBuilder().setId(peer.id()).setAddress(peer.address()).build());
+    }
+    RaftGroup group = RaftGroup.valueOf(groupId, peers);
+    boolean existing =
+        RatisProperties.groupDirectory(options, groupId.getUuid().toString()).isDirectory();
+    server =
+        RaftServer.newBuilder()
+            .setServerId(selfId)
+            .setGroup(group)
+            .setStateMachine(stateMachine)
+            .setProperties(properties)
+            .setOption(
+                existing ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
+            .build();
+    server.start();
+    checkLogReachesSnapshot();
+  }
+
+  /**
+   * The log must continue right after the snapshot the states were loaded from. It may not when the
+   * newest snapshot was damaged and an older one was loaded after the log behind the newest was
+   * purged: starting then would silently drop the writes in between.
+   */
+  private void checkLogReachesSnapshot() throws IOException {
+    RaftLog raftLog = server.getDivision(groupId).getRaftLog();
+    long logStart = raftLog.getStartIndex();
+    long snapshotIndex = stateMachine.loadedSnapshotIndex();
+    if (raftLog.getLastEntryTermIndex() != null && logStart > snapshotIndex + 1) {
+      stateMachine.refuseSnapshots();
+      throw new IOException(
+          "the Raft log in "
+              + options.dataDir()
+              + " starts at index "
+              + logStart
+              + " but the newest usable snapshot ends at "
+              + snapshotIndex
+              + ": entries in between are lost (a newer snapshot was damaged?). Refusing to start;"
+              + " restore the data directory from a backup.");
+    }
+  }
+
+  private CompletableFuture<RaftClientReply> propose(long sequence, byte[] entry) {
+    RaftClientRequest request =
+        RaftClientRequest.newBuilder()
+            .setClientId(clientId)
+            .setServerId(selfId)
+            .setGroupId(groupId)
+            .setCallId(sequence)
+            .setMessage(Message.valueOf(UnsafeByteOperations.unsafeWrap(entry)))
+            .setType(RaftClientRequest.writeRequestType())
+            .build();
+    RaftServer raft = server;
+    if (raft == null) {
+      return CompletableFuture.failedFuture(new ReplicatorNotReadyException("not started"));
+    }
+    try {
+      return raft.submitClientRequestAsync(request)
+          .thenApply(
+              reply -> {
+                if (!reply.isSuccess()) {
+                  throw new CompletionException(reply.getException());
+                }
+                return reply;
+              });
+    } catch (IOException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  private void markLeaderReady() {
+    if (closed.get()) {
+      return;
+    }
+    leaderReady = true;
+    log.debug("replication ready: leader of {} with the log applied", groupId);
+    // ready() continuations run on the completion executor, not on Ratis's apply thread.
+    try {
+      completionExecutor.execute(() -> firstReady.complete(null));
+    } catch (RuntimeException e) {
+      firstReady.complete(null);
+    }
+  }
+
+  static ReplicationException translateFailure(Throwable failure) {
+    Throwable cause = failure;
+    while ((cause instanceof CompletionException || cause instanceof ExecutionException)
+        && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    if (cause instanceof ReplicationException replication) {
+      return replication;
+    }
+    if (cause instanceof NotLeaderException
+        || cause instanceof LeaderNotReadyException
+        || cause instanceof LeaderSteppingDownException
+        || cause instanceof ServerNotReadyException) {
+      return new ReplicatorNotReadyException(
+          "this node is not (or no longer) the leader; if it lost leadership after logging the"
+              + " command, the command may still be applied",
+          cause);
+    }
+    if (cause instanceof AlreadyClosedException) {
+      return new ReplicatorClosedException(
+          "replication stopped before the command was acknowledged; outcome unknown");
+    }
+    return new ReplicationException("replication failed; outcome unknown: " + cause, cause);
+  }
+
+  private static void validateStates(List<ReplicatedState> states) {
+    Map<String, ReplicatedState> seen = new HashMap<>();
+    for (ReplicatedState state : states) {
+      String name = Objects.requireNonNull(state.name(), "state name");
+      int bytes = name.getBytes(StandardCharsets.UTF_8).length;
+      if (bytes == 0 || bytes > CommandBatch.MAX_STATE_NAME_BYTES) {
+        throw new IllegalArgumentException(
+            "state name must be 1 to 255 bytes of UTF-8, was '" + name + "'");
+      }
+      if (seen.put(name, state) != null) {
+        throw new IllegalArgumentException("two states are named '" + name + "'");
+      }
+    }
+  }
+
+  static RaftGroupId groupIdFor(String groupName) {
+    // Derived from the name so every restart and every peer finds the same group directory.
+    return RaftGroupId.valueOf(
+        UUID.nameUUIDFromBytes(
+            ("sluice-replication:" + groupName).getBytes(StandardCharsets.UTF_8)));
+  }
+
+  private static ExecutorService own(List<ExecutorService> owned, String threadName) {
+    ExecutorService executor =
+        Executors.newSingleThreadExecutor(
+            task -> {
+              Thread thread = new Thread(task, threadName);
+              thread.setDaemon(true);
+              return thread;
+            });
+    owned.add(executor);
+    return executor;
+  }
+}

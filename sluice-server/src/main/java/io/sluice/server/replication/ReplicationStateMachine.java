@@ -1,0 +1,309 @@
+package io.sluice.server.replication;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftGroupMemberId;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.protocol.TermIndex;
+import org.apache.ratis.server.raftlog.RaftLog;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.statemachine.SnapshotInfo;
+import org.apache.ratis.statemachine.StateMachineStorage;
+import org.apache.ratis.statemachine.TransactionContext;
+import org.apache.ratis.statemachine.impl.BaseStateMachine;
+import org.apache.ratis.util.LifeCycle;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Ratis state machine behind {@link RatisReplicator}: applies each committed batch command by
+ * command to the named {@link ReplicatedState}s, hands the outcomes to the proposer, and writes and
+ * loads {@link SnapshotFile}s.
+ *
+ * <p>Threading: Ratis calls {@link #applyTransaction} and {@link #takeSnapshot} on its single apply
+ * thread (StateMachineUpdater), in log order, so states see one caller at a time and a snapshot
+ * sees no apply in progress. {@link #initialize} and {@link #reinitialize} run before applies start
+ * or while they are paused. Counters are written only by the apply thread and read by any.
+ *
+ * <p>A state that throws does not stop replication: the command's future fails with {@link
+ * StateApplyException} and the next command is applied. An entry that is not a batch this code can
+ * read (damaged log, newer format) does stop it: Ratis closes the server, the replicator stops
+ * being ready, and the error is logged, because skipping it would silently lose writes.
+ */
+final class ReplicationStateMachine extends BaseStateMachine {
+  private static final Logger log = LoggerFactory.getLogger(ReplicationStateMachine.class);
+  private static final CompletableFuture<Message> APPLIED =
+      CompletableFuture.completedFuture(Message.EMPTY);
+
+  /** What the replicator learns from the state machine. */
+  interface Listener {
+    /** A batch proposed by {@code proposerId} was applied; called on the apply thread. */
+    void onApplied(long proposerId, long sequence, Object[] outcomes);
+
+    /** This node leads and has applied every earlier entry: writes may go. */
+    void onLeaderReady();
+
+    /** This node no longer leads (another leader, no leader, or shutting down). */
+    void onNotLeader();
+  }
+
+  private final RaftPeerId selfId;
+  private final List<ReplicatedState> states;
+  private final Map<String, ReplicatedState> statesByName;
+  private final ByteBuffer[] stateNames;
+  private final long localProposerId;
+  private final Listener listener;
+  private final SnapshotDirectory snapshots = new SnapshotDirectory();
+
+  /** Names of unknown states already warned about; touched only by the apply thread. */
+  private final Set<String> unknownStatesReported = new HashSet<>();
+
+  private volatile long entriesApplied;
+  private volatile long commandsApplied;
+  private volatile long commandsFailed;
+  private volatile long loadedSnapshotIndex = RaftLog.INVALID_LOG_INDEX;
+
+  /** Set when the states are known to be incomplete; no snapshot may record them then. */
+  private volatile boolean snapshotsRefused;
+
+  ReplicationStateMachine(
+      RaftPeerId selfId, List<ReplicatedState> states, long localProposerId, Listener listener) {
+    this.selfId = selfId;
+    this.states = List.copyOf(states);
+    this.statesByName = new LinkedHashMap<>();
+    this.stateNames = new ByteBuffer[states.size()];
+    for (int i = 0; i < states.size(); i++) {
+      ReplicatedState state = states.get(i);
+      statesByName.put(state.name(), state);
+      stateNames[i] = ByteBuffer.wrap(state.name().getBytes(StandardCharsets.UTF_8));
+    }
+    this.localProposerId = localProposerId;
+    this.listener = listener;
+  }
+
+  @Override
+  public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage)
+      throws IOException {
+    super.initialize(server, groupId, raftStorage);
+    snapshots.init(raftStorage);
+    getLifeCycle().startAndTransition(this::loadNewestValidSnapshot);
+  }
+
+  @Override
+  public void pause() {
+    // Ratis pauses before replacing the state machine directory with an installed snapshot.
+    getLifeCycle().transition(LifeCycle.State.PAUSING);
+    getLifeCycle().transition(LifeCycle.State.PAUSED);
+  }
+
+  @Override
+  public void reinitialize() throws IOException {
+    getLifeCycle().startAndTransition(this::loadNewestValidSnapshot);
+  }
+
+  @Override
+  public StateMachineStorage getStateMachineStorage() {
+    return snapshots;
+  }
+
+  @Override
+  public SnapshotInfo getLatestSnapshot() {
+    return snapshots.getLatestSnapshot();
+  }
+
+  @Override
+  public CompletableFuture<Message> applyTransaction(TransactionContext transaction) {
+    LogEntryProto entry = transaction.getLogEntry();
+    long index = entry.getIndex();
+    try {
+      applyBatch(entry.getStateMachineLogEntry().getLogData().asReadOnlyByteBuffer(), index);
+    } catch (CommandBatch.MalformedBatchException e) {
+      log.error(
+          "log entry {} is not a command batch this version can read; replication stops here"
+              + " rather than skip it. Restore the data directory or run a newer version.",
+          index,
+          e);
+      throw e;
+    }
+    updateLastAppliedTermIndex(entry.getTerm(), index);
+    return APPLIED;
+  }
+
+  @Override
+  public long takeSnapshot() throws IOException {
+    if (snapshotsRefused) {
+      log.warn("not writing a snapshot: the states are incomplete (see the start-up error)");
+      return RaftLog.INVALID_LOG_INDEX;
+    }
+    TermIndex applied = getLastAppliedTermIndex();
+    if (applied == null || applied.getIndex() < 0) {
+      return RaftLog.INVALID_LOG_INDEX;
+    }
+    SnapshotDirectory.Snapshot previous =
+        snapshots.getLatestSnapshot() instanceof SnapshotDirectory.Snapshot s ? s : null;
+    if (previous != null && previous.position().index() == applied.getIndex()) {
+      return applied.getIndex();
+    }
+    SnapshotFile.Position position =
+        new SnapshotFile.Position(applied.getTerm(), applied.getIndex());
+    Path file = snapshots.pathFor(position);
+    SnapshotFile.write(file, position, states);
+    snapshots.setLatest(new SnapshotDirectory.Snapshot(file, position));
+    log.debug("wrote snapshot {}", file);
+    return applied.getIndex();
+  }
+
+  @Override
+  public void notifyLeaderReady() {
+    listener.onLeaderReady();
+  }
+
+  @Override
+  public void notifyNotLeader(Collection<TransactionContext> pendingEntries) {
+    listener.onNotLeader();
+  }
+
+  @Override
+  public void notifyLeaderChanged(RaftGroupMemberId groupMemberId, RaftPeerId newLeaderId) {
+    if (!selfId.equals(newLeaderId)) {
+      listener.onNotLeader();
+    }
+  }
+
+  @Override
+  public void notifyServerShutdown(RoleInfoProto roleInfo, boolean allServer) {
+    listener.onNotLeader();
+  }
+
+  long entriesApplied() {
+    return entriesApplied;
+  }
+
+  long commandsApplied() {
+    return commandsApplied;
+  }
+
+  long commandsFailed() {
+    return commandsFailed;
+  }
+
+  /** Index of the snapshot loaded at start, or -1 when the states started empty. */
+  long loadedSnapshotIndex() {
+    return loadedSnapshotIndex;
+  }
+
+  SnapshotDirectory snapshots() {
+    return snapshots;
+  }
+
+  /**
+   * Forbids snapshots from now on: the states miss writes (the start-up check failed), and Ratis
+   * snapshots on stop, which would turn that loss into the newest snapshot.
+   */
+  void refuseSnapshots() {
+    snapshotsRefused = true;
+  }
+
+  private void applyBatch(ByteBuffer data, long index) {
+    CommandBatch.Reader batch = CommandBatch.read(data);
+    boolean local = batch.proposerId() == localProposerId;
+    Object[] outcomes = local ? new Object[batch.count()] : null;
+    int position = 0;
+    long failed = 0;
+    while (batch.next()) {
+      Object outcome = applyCommand(batch.stateName(), batch.command(), index);
+      if (outcome instanceof ApplyFailure) {
+        failed++;
+      }
+      if (local) {
+        outcomes[position] = outcome;
+      }
+      position++;
+    }
+    entriesApplied++;
+    commandsApplied += position;
+    commandsFailed += failed;
+    if (local) {
+      listener.onApplied(batch.proposerId(), batch.sequence(), outcomes);
+    }
+  }
+
+  private Object applyCommand(ByteBuffer stateName, ByteBuffer command, long index) {
+    ReplicatedState state = stateNamed(stateName);
+    if (state == null) {
+      String name = StandardCharsets.UTF_8.decode(stateName.duplicate()).toString();
+      if (unknownStatesReported.add(name)) {
+        log.warn("log has commands for state '{}', which this node does not have; skipping", name);
+      }
+      return new ApplyFailure(
+          new StateApplyException("no replicated state named '" + name + "' on this node", null));
+    }
+    try {
+      return state.apply(command, index);
+    } catch (RuntimeException | StackOverflowError e) {
+      // A bad command must not stop replication. Every replica throws the same way for the same
+      // command if the state is deterministic, so they all skip it and stay identical.
+      log.error(
+          "state '{}' threw applying the command at log index {}; the command is skipped and its"
+              + " submitter gets the exception. apply() should return an error outcome instead.",
+          state.name(),
+          index,
+          e);
+      return new ApplyFailure(
+          new StateApplyException(
+              "state '" + state.name() + "' failed to apply the command at log index " + index, e));
+    }
+  }
+
+  private ReplicatedState stateNamed(ByteBuffer name) {
+    for (int i = 0; i < stateNames.length; i++) {
+      if (stateNames[i].equals(name)) {
+        return states.get(i);
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Loads the newest snapshot that passes its checksum; damaged ones are moved aside and the next
+   * older one is tried. The replicator checks afterwards that the log still reaches back to the
+   * loaded snapshot (see {@link RatisReplicator}).
+   */
+  private void loadNewestValidSnapshot() throws IOException {
+    for (SnapshotDirectory.Snapshot candidate : snapshots.listNewestFirst()) {
+      SnapshotFile.Position position;
+      try {
+        position = SnapshotFile.verify(candidate.file());
+        if (!position.equals(candidate.position())) {
+          throw new CorruptSnapshotException(
+              candidate.file() + ": holds " + position + ", its name says " + candidate.position());
+        }
+      } catch (CorruptSnapshotException e) {
+        log.error("refusing damaged snapshot: {}; trying an older one", e.getMessage());
+        snapshots.setAside(candidate.file());
+        continue;
+      }
+      SnapshotFile.load(candidate.file(), statesByName);
+      snapshots.setLatest(candidate);
+      setLastAppliedTermIndex(TermIndex.valueOf(position.term(), position.index()));
+      loadedSnapshotIndex = position.index();
+      log.debug("loaded snapshot {}", candidate.file());
+      return;
+    }
+    loadedSnapshotIndex = RaftLog.INVALID_LOG_INDEX;
+  }
+}

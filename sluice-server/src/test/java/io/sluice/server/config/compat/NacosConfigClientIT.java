@@ -1,0 +1,167 @@
+package io.sluice.server.config.compat;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.alibaba.nacos.api.NacosFactory;
+import com.alibaba.nacos.api.PropertyKeyConst;
+import com.alibaba.nacos.api.config.ConfigService;
+import com.alibaba.nacos.api.config.listener.Listener;
+import io.sluice.server.ServerOptions;
+import io.sluice.server.SluiceServer;
+import io.sluice.server.config.ContentMd5;
+import io.sluice.server.testing.FreePorts;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.Executor;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The official nacos-client's config API against a Sluice server started in the test. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class NacosConfigClientIT {
+  @TempDir static Path dataDir;
+
+  private SluiceServer server;
+  private final List<ConfigService> clients = new ArrayList<>();
+
+  @BeforeAll
+  void startServer() {
+    System.setProperty("JM.LOG.PATH", Path.of("target", "nacos-client-logs").toString());
+    server =
+        SluiceServer.start(
+            ServerOptions.builder()
+                .httpPort(FreePorts.httpPortWithFreeGrpcPort())
+                .dataDir(dataDir)
+                .build());
+    assertThat(server.awaitReady(30, TimeUnit.SECONDS)).isTrue();
+  }
+
+  @AfterAll
+  void stop() throws Exception {
+    for (ConfigService client : clients) {
+      client.shutDown();
+    }
+    server.close();
+  }
+
+  private ConfigService client(String namespace) throws Exception {
+    Properties properties = new Properties();
+    properties.put(PropertyKeyConst.SERVER_ADDR, "127.0.0.1:" + server.httpPort());
+    if (namespace != null) {
+      properties.put(PropertyKeyConst.NAMESPACE, namespace);
+    }
+    ConfigService client = NacosFactory.createConfigService(properties);
+    clients.add(client);
+    return client;
+  }
+
+  @Test
+  void publishesReadsAndRemovesAConfig() throws Exception {
+    ConfigService client = client(null);
+
+    assertThat(client.getConfig("crud.yaml", "DEFAULT_GROUP", 3000)).isNull();
+    assertThat(client.publishConfig("crud.yaml", "DEFAULT_GROUP", "k: v", "yaml")).isTrue();
+    assertThat(client.getConfig("crud.yaml", "DEFAULT_GROUP", 3000)).isEqualTo("k: v");
+    assertThat(client.publishConfig("crud.yaml", "DEFAULT_GROUP", "k: w")).isTrue();
+    assertThat(client.getConfig("crud.yaml", "DEFAULT_GROUP", 3000)).isEqualTo("k: w");
+    assertThat(client.removeConfig("crud.yaml", "DEFAULT_GROUP")).isTrue();
+    assertThat(client.getConfig("crud.yaml", "DEFAULT_GROUP", 3000)).isNull();
+  }
+
+  @Test
+  void tellsAListenerOfEveryChange() throws Exception {
+    ConfigService publisher = client(null);
+    ConfigService subscriber = client(null);
+    BlockingQueue<String> received = new LinkedBlockingQueue<>();
+    subscriber.addListener(
+        "listened.properties",
+        "DEFAULT_GROUP",
+        new Listener() {
+          @Override
+          public Executor getExecutor() {
+            return null;
+          }
+
+          @Override
+          public void receiveConfigInfo(String configInfo) {
+            received.add(configInfo == null ? "<null>" : configInfo);
+          }
+        });
+
+    publisher.publishConfig("listened.properties", "DEFAULT_GROUP", "a=1");
+    assertThat(received.poll(10, TimeUnit.SECONDS)).isEqualTo("a=1");
+    publisher.publishConfig("listened.properties", "DEFAULT_GROUP", "a=2");
+    assertThat(received.poll(10, TimeUnit.SECONDS)).isEqualTo("a=2");
+  }
+
+  @Test
+  void compareAndSetAppliesOnlyOverTheExpectedVersion() throws Exception {
+    ConfigService client = client(null);
+    client.publishConfig("cas.json", "DEFAULT_GROUP", "{\"v\":1}");
+    String md5 = ContentMd5.of("{\"v\":1}");
+
+    assertThat(client.publishConfigCas("cas.json", "DEFAULT_GROUP", "{\"v\":2}", "0000")).isFalse();
+    assertThat(client.getConfig("cas.json", "DEFAULT_GROUP", 3000)).isEqualTo("{\"v\":1}");
+    assertThat(client.publishConfigCas("cas.json", "DEFAULT_GROUP", "{\"v\":2}", md5)).isTrue();
+    assertThat(client.getConfig("cas.json", "DEFAULT_GROUP", 3000)).isEqualTo("{\"v\":2}");
+    assertThat(client.publishConfigCas("cas.json", "DEFAULT_GROUP", "{\"v\":3}", md5)).isFalse();
+  }
+
+  @Test
+  void keepsNamespacesApartAndTreatsPublicAsTheDefault() throws Exception {
+    ConfigService dev = client("dev");
+    ConfigService prod = client("prod");
+    ConfigService byDefault = client(null);
+    ConfigService publicByName = client("public");
+
+    dev.publishConfig("ns.txt", "DEFAULT_GROUP", "dev");
+    prod.publishConfig("ns.txt", "DEFAULT_GROUP", "prod");
+    byDefault.publishConfig("ns.txt", "DEFAULT_GROUP", "public");
+
+    assertThat(dev.getConfig("ns.txt", "DEFAULT_GROUP", 3000)).isEqualTo("dev");
+    assertThat(prod.getConfig("ns.txt", "DEFAULT_GROUP", 3000)).isEqualTo("prod");
+    assertThat(publicByName.getConfig("ns.txt", "DEFAULT_GROUP", 3000)).isEqualTo("public");
+  }
+
+  @Test
+  void carriesLargeAndUnicodeContentIntact() throws Exception {
+    ConfigService client = client(null);
+    StringBuilder large = new StringBuilder(1024 * 1024);
+    while (large.length() < 1024 * 1024) {
+      large.append("line ").append(large.length()).append(" ünïcødé 配置 ✓\n");
+    }
+    String unicode = "名前: 値\nemoji: 🚀\nrtl: שלום";
+
+    assertThat(client.publishConfig("large.txt", "DEFAULT_GROUP", large.toString())).isTrue();
+    assertThat(client.publishConfig("unicode.yaml", "组", unicode)).isTrue();
+
+    assertThat(client.getConfig("large.txt", "DEFAULT_GROUP", 5000)).isEqualTo(large.toString());
+    assertThat(client.getConfig("unicode.yaml", "组", 3000)).isEqualTo(unicode);
+    assertThat(
+            server
+                .config()
+                .find(io.sluice.server.config.ConfigKey.of("", "组", "unicode.yaml"))
+                .formal()
+                .md5())
+        .isEqualTo(ContentMd5.of(unicode));
+  }
+
+  @Test
+  void refusesOversizeContentAndKeepsServing() throws Exception {
+    ConfigService client = client(null);
+    String tooLarge = "x".repeat((int) ServerOptions.DEFAULT_MAX_CONTENT_BYTES + 1);
+
+    assertThat(client.publishConfig("oversize.txt", "DEFAULT_GROUP", tooLarge)).isFalse();
+    assertThat(client.getConfig("oversize.txt", "DEFAULT_GROUP", 3000)).isNull();
+    assertThat(client.publishConfig("fine.txt", "DEFAULT_GROUP", "ok")).isTrue();
+    assertThat(client.getConfig("fine.txt", "DEFAULT_GROUP", 3000)).isEqualTo("ok");
+  }
+}

@@ -1,0 +1,267 @@
+package io.sluice.server.protocol.grpc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.grpc.CallOptions;
+import io.grpc.ManagedChannel;
+import io.grpc.MethodDescriptor;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.netty.NettyChannelBuilder;
+import io.grpc.stub.ClientCalls;
+import io.sluice.server.ServerOptions;
+import io.sluice.server.SluiceServer;
+import io.sluice.server.testing.FreePorts;
+import io.sluice.server.testing.NacosWireClient;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The connection protocol, step by step, with a bare client that controls every message. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class GrpcProtocolIT {
+  @TempDir static Path dataDir;
+
+  private SluiceServer server;
+
+  @BeforeAll
+  void start() {
+    server =
+        SluiceServer.start(
+            ServerOptions.builder()
+                .httpPort(FreePorts.httpPortWithFreeGrpcPort())
+                .dataDir(dataDir)
+                .connectionIdleTimeout(Duration.ofSeconds(1))
+                .connectionProbeTimeout(Duration.ofSeconds(1))
+                .pushAckTimeout(Duration.ofMillis(500))
+                .build());
+    assertThat(server.awaitReady(30, TimeUnit.SECONDS)).isTrue();
+  }
+
+  @AfterAll
+  void stop() {
+    server.close();
+  }
+
+  private NacosWireClient connect(String module) throws Exception {
+    return NacosWireClient.connect("127.0.0.1", server.grpcPort(), module);
+  }
+
+  @Test
+  void answersServerCheckBeforeRegistrationWithTheTransportsConnectionId() throws Exception {
+    try (NacosWireClient client = NacosWireClient.unregistered("127.0.0.1", server.grpcPort())) {
+      JsonNode check = client.request("ServerCheckRequest", "{}").get(5, TimeUnit.SECONDS);
+
+      assertThat(check.path("@type").asText()).isEqualTo("ServerCheckResponse");
+      assertThat(check.path("resultCode").asInt()).isEqualTo(200);
+      assertThat(check.path("supportAbilityNegotiation").asBoolean()).isTrue();
+      assertThat(check.path("connectionId").asText()).contains("_127.0.0.1_");
+    }
+  }
+
+  @Test
+  void refusesRequestsOnAConnectionThatNeverRegistered() throws Exception {
+    try (NacosWireClient client = NacosWireClient.unregistered("127.0.0.1", server.grpcPort())) {
+      JsonNode response =
+          client
+              .request("ConfigQueryRequest", "{\"dataId\":\"a\",\"group\":\"g\",\"tenant\":\"\"}")
+              .get(5, TimeUnit.SECONDS);
+
+      assertThat(response.path("@type").asText()).isEqualTo("ErrorResponse");
+      assertThat(response.path("resultCode").asInt()).isEqualTo(500);
+      assertThat(response.path("errorCode").asInt()).isEqualTo(301);
+      assertThat(
+              client
+                  .request("HealthCheckRequest", "{}")
+                  .get(5, TimeUnit.SECONDS)
+                  .path("errorCode")
+                  .asInt())
+          .isEqualTo(301);
+    }
+  }
+
+  @Test
+  void acknowledgesSetupWithItsAbilitiesAndThenServesRequests() throws Exception {
+    try (NacosWireClient client = connect("config")) {
+      JsonNode health = client.request("HealthCheckRequest", "{}").get(5, TimeUnit.SECONDS);
+      assertThat(health.path("@type").asText()).isEqualTo("HealthCheckResponse");
+      assertThat(health.path("resultCode").asInt()).isEqualTo(200);
+
+      JsonNode missing =
+          client
+              .request(
+                  "ConfigQueryRequest",
+                  "{\"dataId\":\"nothing-here\",\"group\":\"DEFAULT_GROUP\",\"tenant\":\"\"}")
+              .get(5, TimeUnit.SECONDS);
+      assertThat(missing.path("@type").asText()).isEqualTo("ConfigQueryResponse");
+      assertThat(missing.path("errorCode").asInt()).isEqualTo(300);
+    }
+  }
+
+  @Test
+  void answersUnknownTypesAndUnreadableBodiesWithErrorsAndKeepsServing() throws Exception {
+    try (NacosWireClient client = connect("config")) {
+      JsonNode unknown = client.request("NoSuchRequest", "{}").get(5, TimeUnit.SECONDS);
+      assertThat(unknown.path("errorCode").asInt()).isEqualTo(ErrorCodes.NO_HANDLER);
+
+      JsonNode garbled = client.request("ConfigQueryRequest", "{not json").get(5, TimeUnit.SECONDS);
+      assertThat(garbled.path("@type").asText()).isEqualTo("ErrorResponse");
+      assertThat(garbled.path("errorCode").asInt()).isEqualTo(ErrorCodes.BAD_GATEWAY);
+
+      JsonNode wrongShape =
+          client.request("ConfigQueryRequest", "[1,2,3]").get(5, TimeUnit.SECONDS);
+      assertThat(wrongShape.path("errorCode").asInt()).isEqualTo(ErrorCodes.BAD_GATEWAY);
+
+      assertThat(
+              client
+                  .request("HealthCheckRequest", "{}")
+                  .get(5, TimeUnit.SECONDS)
+                  .path("resultCode")
+                  .asInt())
+          .isEqualTo(200);
+    }
+  }
+
+  @Test
+  void failsACallWhoseBytesAreNotAPayloadWithoutHarmingOthers() throws Exception {
+    MethodDescriptor<byte[], byte[]> raw =
+        MethodDescriptor.<byte[], byte[]>newBuilder()
+            .setType(MethodDescriptor.MethodType.UNARY)
+            .setFullMethodName("Request/request")
+            .setRequestMarshaller(BYTES)
+            .setResponseMarshaller(BYTES)
+            .build();
+    ManagedChannel channel =
+        NettyChannelBuilder.forAddress("127.0.0.1", server.grpcPort()).usePlaintext().build();
+    try {
+      StatusRuntimeException failure =
+          org.assertj.core.api.Assertions.catchThrowableOfType(
+              StatusRuntimeException.class,
+              () ->
+                  ClientCalls.blockingUnaryCall(
+                      channel, raw, CallOptions.DEFAULT, new byte[] {0x13, 0x7F, 0x00}));
+      assertThat(failure).isNotNull();
+      assertThat(failure.getStatus().getCode()).isNotEqualTo(Status.Code.OK);
+    } finally {
+      channel.shutdownNow();
+    }
+    try (NacosWireClient client = connect("config")) {
+      assertThat(
+              client
+                  .request("HealthCheckRequest", "{}")
+                  .get(5, TimeUnit.SECONDS)
+                  .path("resultCode")
+                  .asInt())
+          .isEqualTo(200);
+    }
+  }
+
+  @Test
+  void probesAQuietClientAndClosesItWhenItDoesNotAnswer() throws Exception {
+    try (NacosWireClient quiet = connect("config")) {
+      List<String> pushed = new CopyOnWriteArrayList<>();
+      quiet.onPush((type, body) -> pushed.add(type));
+      quiet.answerPushes(false);
+
+      Status status = quiet.streamClosed().get(20, TimeUnit.SECONDS);
+
+      assertThat(pushed).contains("ClientDetectionRequest");
+      assertThat(status.getCode()).isEqualTo(Status.Code.UNAVAILABLE);
+      JsonNode after = quiet.request("HealthCheckRequest", "{}").get(5, TimeUnit.SECONDS);
+      assertThat(after.path("errorCode").asInt()).isEqualTo(301);
+    }
+  }
+
+  @Test
+  void keepsAQuietClientThatAnswersTheProbe() throws Exception {
+    try (NacosWireClient quiet = connect("config")) {
+      List<String> pushed = new CopyOnWriteArrayList<>();
+      quiet.onPush((type, body) -> pushed.add(type));
+
+      await().atMost(Duration.ofSeconds(20)).until(() -> pushed.contains("ClientDetectionRequest"));
+      Thread.sleep(2_500);
+
+      assertThat(quiet.streamClosed()).isNotDone();
+      assertThat(
+              quiet
+                  .request("HealthCheckRequest", "{}")
+                  .get(5, TimeUnit.SECONDS)
+                  .path("resultCode")
+                  .asInt())
+          .isEqualTo(200);
+    }
+  }
+
+  @Test
+  void disconnectsASubscriberThatNeverAcknowledgesPushesAndDropsItsInstances() throws Exception {
+    try (NacosWireClient provider = connect("naming");
+        NacosWireClient stuck = connect("naming")) {
+      stuck.answerPushes(false);
+      String subscribe =
+          "{\"namespace\":\"public\",\"serviceName\":\"stuck-svc\",\"groupName\":\"DEFAULT_GROUP\","
+              + "\"subscribe\":true,\"clusters\":\"\"}";
+      assertThat(
+              stuck
+                  .request("SubscribeServiceRequest", subscribe)
+                  .get(5, TimeUnit.SECONDS)
+                  .path("resultCode")
+                  .asInt())
+          .isEqualTo(200);
+      String register =
+          "{\"namespace\":\"public\",\"serviceName\":\"stuck-own\",\"groupName\":\"DEFAULT_GROUP\","
+              + "\"type\":\"registerInstance\",\"instance\":{\"ip\":\"10.9.9.9\",\"port\":1}}";
+      stuck.request("InstanceRequest", register).get(5, TimeUnit.SECONDS);
+      for (int i = 0; i < 5; i++) {
+        String change =
+            "{\"namespace\":\"public\",\"serviceName\":\"stuck-svc\",\"groupName\":\"DEFAULT_GROUP\","
+                + "\"type\":\"registerInstance\",\"instance\":{\"ip\":\"10.0.0."
+                + i
+                + "\",\"port\":80}}";
+        provider.request("InstanceRequest", change).get(5, TimeUnit.SECONDS);
+      }
+
+      assertThat(stuck.streamClosed().get(30, TimeUnit.SECONDS).getCode())
+          .isEqualTo(Status.Code.UNAVAILABLE);
+      await()
+          .atMost(Duration.ofSeconds(5))
+          .until(
+              () ->
+                  server
+                          .naming()
+                          .registry()
+                          .instanceCount(
+                              io.sluice.server.naming.ServiceKey.of(
+                                  "public", "DEFAULT_GROUP", "stuck-own"))
+                      == 0);
+    }
+  }
+
+  private static final MethodDescriptor.Marshaller<byte[]> BYTES =
+      new MethodDescriptor.Marshaller<>() {
+        @Override
+        public InputStream stream(byte[] value) {
+          return new ByteArrayInputStream(value);
+        }
+
+        @Override
+        public byte[] parse(InputStream stream) {
+          try {
+            return stream.readAllBytes();
+          } catch (IOException e) {
+            throw new IllegalStateException(e);
+          }
+        }
+      };
+}

@@ -1,0 +1,418 @@
+package io.sluice.server.replication;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The replicator against a real one-peer Ratis group on a temporary directory. */
+class RatisReplicatorTest {
+  private static final long TIMEOUT_SECONDS = 30;
+
+  @TempDir Path dataDir;
+
+  static ReplicationOptions.Builder standalone(Path dataDir) {
+    // Port 0: tests run side by side; a one-peer group never dials its own address.
+    return ReplicationOptions.builder(dataDir).self(new ReplicationPeer("n1", "127.0.0.1", 0));
+  }
+
+  static RatisReplicator startReady(ReplicationOptions options, ReplicatedState... states)
+      throws Exception {
+    RatisReplicator replicator = RatisReplicator.start(options, List.of(states));
+    replicator.ready().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+    return replicator;
+  }
+
+  static Object await(CompletableFuture<Object> future) throws Exception {
+    return future.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void appliesACommandAndHandsBackItsOutcome() throws Exception {
+    KeyValueState kv = new KeyValueState();
+    try (RatisReplicator replicator = startReady(standalone(dataDir).build(), kv)) {
+      assertThat(replicator.isReady()).isTrue();
+
+      assertThat(await(replicator.submit("kv", KeyValueState.put("a", "1")))).isNull();
+      assertThat(kv.get("a")).as("read-your-writes").isEqualTo("1");
+      assertThat(await(replicator.submit("kv", KeyValueState.put("a", "2")))).isEqualTo("1");
+      assertThat(await(replicator.submit("kv", KeyValueState.unknownOp())))
+          .as("a bad command gets the state's error outcome")
+          .isEqualTo("error: unknown op 99");
+    }
+  }
+
+  @Test
+  void routesCommandsToTheStateTheyNameAndKeepsEachStatesSnapshotSection() throws Exception {
+    KeyValueState config = new KeyValueState("config");
+    KeyValueState namespaces = new KeyValueState("namespaces");
+    try (RatisReplicator replicator = startReady(standalone(dataDir).build(), config, namespaces)) {
+      await(replicator.submit("config", KeyValueState.put("k", "config-value")));
+      await(replicator.submit("namespaces", KeyValueState.put("k", "namespace-value")));
+    }
+    KeyValueState configAgain = new KeyValueState("config");
+    KeyValueState namespacesAgain = new KeyValueState("namespaces");
+    try (RatisReplicator replicator =
+        startReady(standalone(dataDir).build(), configAgain, namespacesAgain)) {
+      assertThat(configAgain.get("k")).isEqualTo("config-value");
+      assertThat(namespacesAgain.get("k")).isEqualTo("namespace-value");
+    }
+  }
+
+  @Test
+  void gathersConcurrentSubmissionsIntoFewerRaftEntries() throws Exception {
+    KeyValueState kv = new KeyValueState();
+    int threads = 16;
+    int perThread = 300;
+    try (RatisReplicator replicator = startReady(standalone(dataDir).build(), kv)) {
+      List<CompletableFuture<Object>> acks = submitTogether(threads, perThread, replicator);
+      CompletableFuture.allOf(acks.toArray(CompletableFuture[]::new))
+          .get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+
+      ReplicationStats stats = replicator.stats();
+      System.out.println("group commit: " + stats);
+      assertThat(kv.size()).isEqualTo(threads * perThread);
+      assertThat(stats.commandsProposed()).isEqualTo(threads * perThread);
+      assertThat(stats.entriesProposed())
+          .as("commands per entry > 2 means concurrent writes shared entries")
+          .isLessThan(stats.commandsProposed() / 2);
+    }
+  }
+
+  @Test
+  void appliesEachSubmittersCommandsInTheOrderSubmitted() throws Exception {
+    KeyValueState kv = new KeyValueState();
+    int threads = 8;
+    int perThread = 200;
+    try (RatisReplicator replicator = startReady(standalone(dataDir).build(), kv)) {
+      CountDownLatch start = new CountDownLatch(1);
+      ExecutorService pool = Executors.newFixedThreadPool(threads);
+      List<Future<List<CompletableFuture<Object>>>> perSubmitter = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        String key = "list-" + t;
+        perSubmitter.add(
+            pool.submit(
+                () -> {
+                  start.await();
+                  List<CompletableFuture<Object>> acks = new ArrayList<>();
+                  // No waiting between submissions: order must come from the replicator alone.
+                  for (int i = 0; i < perThread; i++) {
+                    acks.add(replicator.submit("kv", KeyValueState.append(key, "" + i)));
+                  }
+                  return acks;
+                }));
+      }
+      start.countDown();
+      for (Future<List<CompletableFuture<Object>>> submitter : perSubmitter) {
+        List<CompletableFuture<Object>> acks = submitter.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        for (int i = 0; i < acks.size(); i++) {
+          assertThat(await(acks.get(i))).as("list size after append %d", i).isEqualTo(i + 1);
+        }
+      }
+      pool.shutdown();
+      List<String> expected = IntStream.range(0, perThread).mapToObj(i -> "" + i).toList();
+      for (int t = 0; t < threads; t++) {
+        assertThat(kv.list("list-" + t)).containsExactlyElementsOf(expected);
+      }
+    }
+  }
+
+  @Test
+  void refusesSubmissionsBeyondThePendingLimitAtOnce() throws Exception {
+    KeyValueState kv = new KeyValueState();
+    HeldExecutor proposer = new HeldExecutor();
+    ReplicationOptions options =
+        standalone(dataDir).maxPendingSubmissions(10).proposerExecutor(proposer).build();
+    try (RatisReplicator replicator = startReady(options, kv)) {
+      List<CompletableFuture<Object>> accepted = new ArrayList<>();
+      for (int i = 0; i < 10; i++) {
+        accepted.add(replicator.submit("kv", KeyValueState.put("k" + i, "v")));
+      }
+      CompletableFuture<Object> refused = replicator.submit("kv", KeyValueState.put("k10", "v"));
+
+      assertThat(refused).as("the 11th fails fast while 10 are pending").isCompletedExceptionally();
+      assertThatThrownBy(refused::join).hasCauseInstanceOf(ReplicatorOverloadedException.class);
+      assertThat(accepted).allMatch(future -> !future.isDone());
+
+      proposer.release();
+      for (CompletableFuture<Object> future : accepted) {
+        await(future);
+      }
+      assertThat(kv.size()).isEqualTo(10);
+      assertThat(await(replicator.submit("kv", KeyValueState.put("k10", "v"))))
+          .as("room again once the pending ones completed")
+          .isNull();
+    }
+  }
+
+  @Test
+  void failsOnlyTheCommandWhoseApplyThrowsAndKeepsReplicating() throws Exception {
+    KeyValueState kv = new KeyValueState();
+    try (RatisReplicator replicator = startReady(standalone(dataDir).build(), kv)) {
+      CompletableFuture<Object> before = replicator.submit("kv", KeyValueState.put("a", "1"));
+      CompletableFuture<Object> throwing = replicator.submit("kv", KeyValueState.throwing());
+      CompletableFuture<Object> after = replicator.submit("kv", KeyValueState.put("b", "2"));
+
+      assertThatThrownBy(() -> await(throwing))
+          .isInstanceOf(ExecutionException.class)
+          .cause()
+          .isInstanceOf(StateApplyException.class)
+          .hasMessageContaining("'kv'")
+          .hasRootCauseMessage("this command always throws");
+      assertThat(await(before)).isNull();
+      assertThat(await(after)).isNull();
+      assertThat(kv.get("b")).isEqualTo("2");
+      assertThat(replicator.isReady()).isTrue();
+      assertThat(replicator.stats().commandsFailed()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void rejectsUnknownStatesAndOversizedCommandsWithoutWritingThem() throws Exception {
+    KeyValueState kv = new KeyValueState();
+    try (RatisReplicator replicator =
+        startReady(standalone(dataDir).maxCommandBytes(1024).build(), kv)) {
+      assertThatThrownBy(() -> replicator.submit("nope", KeyValueState.put("a", "1")).join())
+          .hasCauseInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("no replicated state named 'nope'");
+      assertThatThrownBy(
+              () -> replicator.submit("kv", KeyValueState.put("a", "x".repeat(2000))).join())
+          .hasCauseInstanceOf(CommandTooLargeException.class);
+      assertThat(replicator.stats().commandsProposed()).isZero();
+    }
+  }
+
+  @Test
+  void refusesWritesWhileNoLeaderIsElected() throws Exception {
+    // Two of three peers are absent, so this one can never win an election.
+    List<ReplicationPeer> peers =
+        List.of(
+            new ReplicationPeer("n1", "127.0.0.1", 0),
+            new ReplicationPeer("n2", "127.0.0.1", 1),
+            new ReplicationPeer("n3", "127.0.0.1", 2));
+    KeyValueState kv = new KeyValueState();
+    RatisReplicator replicator =
+        RatisReplicator.start(
+            ReplicationOptions.builder(dataDir).self(peers.get(0)).peers(peers).build(),
+            List.of(kv));
+    try {
+      assertThat(replicator.isReady()).isFalse();
+      assertThatThrownBy(() -> replicator.submit("kv", KeyValueState.put("a", "1")).join())
+          .hasCauseInstanceOf(ReplicatorNotReadyException.class);
+    } finally {
+      replicator.close();
+    }
+    assertThat(replicator.ready()).isCompletedExceptionally();
+  }
+
+  @Test
+  void failsSubmissionsAfterClose() throws Exception {
+    KeyValueState kv = new KeyValueState();
+    RatisReplicator replicator = startReady(standalone(dataDir).build(), kv);
+    replicator.close();
+
+    assertThat(replicator.isReady()).isFalse();
+    assertThatThrownBy(() -> replicator.submit("kv", KeyValueState.put("a", "1")).join())
+        .hasCauseInstanceOf(ReplicatorClosedException.class);
+  }
+
+  @Test
+  void keepsAcknowledgedWritesAcrossRestartFromSnapshotPlusLog() throws Exception {
+    KeyValueState kv = new KeyValueState();
+    long snapshotIndex;
+    try (RatisReplicator replicator = startReady(standalone(dataDir).build(), kv)) {
+      for (int i = 0; i < 50; i++) {
+        await(replicator.submit("kv", KeyValueState.put("before-" + i, "v" + i)));
+      }
+      snapshotIndex = replicator.takeSnapshot().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+      for (int i = 0; i < 50; i++) {
+        await(replicator.submit("kv", KeyValueState.put("after-" + i, "v" + i)));
+      }
+      await(replicator.submit("kv", KeyValueState.delete("before-0")));
+    }
+    assertThat(snapshotIndex).isPositive();
+
+    KeyValueState restarted = new KeyValueState();
+    try (RatisReplicator replicator = startReady(standalone(dataDir).build(), restarted)) {
+      assertThat(restarted.size()).isEqualTo(99);
+      assertThat(restarted.get("before-0")).isNull();
+      assertThat(restarted.get("before-1")).isEqualTo("v1");
+      assertThat(restarted.get("after-49")).isEqualTo("v49");
+      assertThat(await(replicator.submit("kv", KeyValueState.put("after-49", "new"))))
+          .isEqualTo("v49");
+    }
+  }
+
+  @Test
+  void fallsBackToTheOlderSnapshotWhenTheNewestIsDamaged() throws Exception {
+    Path snapshots;
+    try (RatisReplicator replicator =
+        startReady(standalone(dataDir).build(), new KeyValueState())) {
+      snapshots = replicator.snapshotDirectory();
+      for (int i = 0; i < 20; i++) {
+        await(replicator.submit("kv", KeyValueState.put("first-" + i, "v")));
+      }
+      replicator.takeSnapshot().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+      for (int i = 0; i < 20; i++) {
+        await(replicator.submit("kv", KeyValueState.put("second-" + i, "v")));
+      }
+    } // a clean close writes the newest snapshot
+    List<Path> files = snapshotFiles(snapshots);
+    assertThat(files).hasSize(2);
+    Path newest = files.get(files.size() - 1);
+    flipByte(newest, Files.size(newest) / 2);
+
+    KeyValueState restarted = new KeyValueState();
+    try (RatisReplicator replicator = startReady(standalone(dataDir).build(), restarted)) {
+      assertThat(restarted.size()).as("older snapshot plus the log behind it").isEqualTo(40);
+      assertThat(newest.resolveSibling(newest.getFileName() + ".corrupt")).exists();
+    }
+  }
+
+  @Test
+  void refusesToStartWhenNoUsableSnapshotReachesTheLog() throws Exception {
+    // Tiny segments and thresholds so the log behind the snapshots gets purged.
+    ReplicationOptions options =
+        standalone(dataDir)
+            .snapshotThresholdEntries(20)
+            .logSegmentBytes(64 << 10)
+            .maxBatchCommands(1)
+            .build();
+    Path snapshots;
+    try (RatisReplicator replicator = startReady(options, new KeyValueState())) {
+      snapshots = replicator.snapshotDirectory();
+      String value = "x".repeat(2000);
+      for (int i = 0; i < 400; i++) {
+        await(replicator.submit("kv", KeyValueState.put("k" + i, value)));
+      }
+      assertThat(replicator.stats().logStartIndex()).as("log was purged").isPositive();
+    }
+    for (Path file : snapshotFiles(snapshots)) {
+      flipByte(file, 40);
+    }
+
+    assertThatThrownBy(() -> RatisReplicator.start(options, List.of(new KeyValueState())))
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("entries in between are lost");
+    assertThat(snapshotFiles(snapshots))
+        .as("the refused start wrote no snapshot of its incomplete state")
+        .isEmpty();
+  }
+
+  @Test
+  void purgesTheLogBehindSnapshotsSoDiskUseStaysBounded() throws Exception {
+    ReplicationOptions options =
+        standalone(dataDir)
+            .snapshotThresholdEntries(100)
+            .snapshotsRetained(2)
+            .logSegmentBytes(64 << 10)
+            .maxBatchCommands(1)
+            .build();
+    String value = "x".repeat(1000);
+    int writes = 3000; // ~3 MB of log without purging
+    try (RatisReplicator replicator = startReady(options, new KeyValueState())) {
+      for (int i = 0; i < writes; i++) {
+        // Overwrite a few keys, so the state (and its snapshot) stays small.
+        await(replicator.submit("kv", KeyValueState.put("k" + (i % 10), value)));
+      }
+      ReplicationStats stats = replicator.stats();
+      long logBytes = directorySize(dataDir) - directorySize(replicator.snapshotDirectory());
+      System.out.println("after " + writes + " writes: log " + logBytes + " bytes, " + stats);
+
+      assertThat(stats.logStartIndex()).isGreaterThan(writes / 2);
+      assertThat(snapshotFiles(replicator.snapshotDirectory())).hasSizeLessThanOrEqualTo(2);
+      assertThat(logBytes).as("log bytes on disk").isLessThan(1_000_000);
+    }
+  }
+
+  private static List<CompletableFuture<Object>> submitTogether(
+      int threads, int perThread, RatisReplicator replicator) throws Exception {
+    CountDownLatch start = new CountDownLatch(1);
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    List<Future<List<CompletableFuture<Object>>>> submitted = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      int thread = t;
+      submitted.add(
+          pool.submit(
+              () -> {
+                start.await();
+                List<CompletableFuture<Object>> acks = new ArrayList<>();
+                for (int i = 0; i < perThread; i++) {
+                  acks.add(replicator.submit("kv", KeyValueState.put("t" + thread + "-" + i, "v")));
+                }
+                return acks;
+              }));
+    }
+    start.countDown();
+    List<CompletableFuture<Object>> all = new ArrayList<>();
+    for (Future<List<CompletableFuture<Object>>> future : submitted) {
+      all.addAll(future.get(TIMEOUT_SECONDS, TimeUnit.SECONDS));
+    }
+    pool.shutdown();
+    return all;
+  }
+
+  static List<Path> snapshotFiles(Path directory) throws IOException {
+    try (Stream<Path> files = Files.list(directory)) {
+      return files
+          .filter(f -> f.getFileName().toString().matches("snapshot-\\d+-\\d+\\.bin"))
+          .sorted(
+              (a, b) ->
+                  Long.compare(
+                      indexOf(a.getFileName().toString()), indexOf(b.getFileName().toString())))
+          .toList();
+    }
+  }
+
+  private static long indexOf(String snapshotName) {
+    return Long.parseLong(snapshotName.replaceAll("snapshot-\\d+-(\\d+)\\.bin", "$1"));
+  }
+
+  static void flipByte(Path file, long offset) throws IOException {
+    byte[] bytes = Files.readAllBytes(file);
+    bytes[(int) offset] ^= 0x5A;
+    Files.write(file, bytes);
+  }
+
+  private static long directorySize(Path directory) throws IOException {
+    try (Stream<Path> files = Files.walk(directory)) {
+      return files.filter(Files::isRegularFile).mapToLong(f -> f.toFile().length()).sum();
+    }
+  }
+
+  /** Holds the tasks given to it until released, to keep submissions pending. */
+  private static final class HeldExecutor implements java.util.concurrent.Executor {
+    private final List<Runnable> held = new ArrayList<>();
+    private boolean released;
+
+    @Override
+    public synchronized void execute(Runnable task) {
+      if (released) {
+        task.run();
+      } else {
+        held.add(task);
+      }
+    }
+
+    synchronized void release() {
+      released = true;
+      held.forEach(Runnable::run);
+      held.clear();
+    }
+  }
+}

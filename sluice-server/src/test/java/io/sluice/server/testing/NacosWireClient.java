@@ -1,0 +1,224 @@
+package io.sluice.server.testing;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.grpc.CallOptions;
+import io.grpc.ClientCall;
+import io.grpc.ManagedChannel;
+import io.grpc.MethodDescriptor;
+import io.grpc.Status;
+import io.grpc.netty.NettyChannelBuilder;
+import io.grpc.stub.ClientCalls;
+import io.grpc.stub.StreamObserver;
+import io.sluice.server.protocol.grpc.Payload;
+import io.sluice.server.protocol.grpc.PayloadCodec;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+
+/**
+ * A bare Nacos 2.x gRPC client for protocol tests and scale tests: it speaks the wire protocol
+ * directly (handshake, unary requests, answering pushes) so a test controls every step, and many of
+ * them fit in one JVM. Compatibility itself is proven with the official client elsewhere.
+ */
+public final class NacosWireClient implements AutoCloseable {
+  public static final ObjectMapper JSON = new ObjectMapper();
+
+  private static final MethodDescriptor.Marshaller<Payload> MARSHALLER =
+      new MethodDescriptor.Marshaller<>() {
+        @Override
+        public InputStream stream(Payload value) {
+          return new ByteArrayInputStream(PayloadCodec.encode(value));
+        }
+
+        @Override
+        public Payload parse(InputStream stream) {
+          try {
+            return PayloadCodec.decode(stream.readAllBytes());
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+        }
+      };
+
+  static final MethodDescriptor<Payload, Payload> UNARY =
+      MethodDescriptor.<Payload, Payload>newBuilder()
+          .setType(MethodDescriptor.MethodType.UNARY)
+          .setFullMethodName("Request/request")
+          .setRequestMarshaller(MARSHALLER)
+          .setResponseMarshaller(MARSHALLER)
+          .build();
+
+  static final MethodDescriptor<Payload, Payload> BI_STREAM =
+      MethodDescriptor.<Payload, Payload>newBuilder()
+          .setType(MethodDescriptor.MethodType.BIDI_STREAMING)
+          .setFullMethodName("BiRequestStream/requestBiStream")
+          .setRequestMarshaller(MARSHALLER)
+          .setResponseMarshaller(MARSHALLER)
+          .build();
+
+  private final ManagedChannel channel;
+  private StreamObserver<Payload> stream;
+  private final CompletableFuture<Void> setupAcknowledged = new CompletableFuture<>();
+  private final CompletableFuture<Status> streamClosed = new CompletableFuture<>();
+  private volatile BiConsumer<String, JsonNode> pushListener = (type, body) -> {};
+  private volatile boolean answerPushes = true;
+
+  private NacosWireClient(ManagedChannel channel) {
+    this.channel = channel;
+  }
+
+  /** A channel that has not done the handshake: only the unary call is usable. */
+  public static NacosWireClient unregistered(String host, int grpcPort) {
+    return new NacosWireClient(
+        NettyChannelBuilder.forAddress(host, grpcPort).usePlaintext().build());
+  }
+
+  /** Connects, checks the server, opens the stream and waits for the setup acknowledgement. */
+  public static NacosWireClient connect(String host, int grpcPort, String module) throws Exception {
+    NacosWireClient client = unregistered(host, grpcPort);
+    JsonNode check = client.request("ServerCheckRequest", "{}").get(10, TimeUnit.SECONDS);
+    if (check.path("resultCode").asInt() != 200) {
+      client.close();
+      throw new IllegalStateException("server check failed: " + check);
+    }
+    client.openStream(module);
+    client.setupAcknowledged.get(10, TimeUnit.SECONDS);
+    return client;
+  }
+
+  private void openStream(String module) {
+    stream =
+        ClientCalls.asyncBidiStreamingCall(
+            channel.newCall(BI_STREAM, CallOptions.DEFAULT),
+            new StreamObserver<>() {
+              @Override
+              public void onNext(Payload payload) {
+                onServerRequest(payload);
+              }
+
+              @Override
+              public void onError(Throwable t) {
+                streamClosed.complete(Status.fromThrowable(t));
+              }
+
+              @Override
+              public void onCompleted() {
+                streamClosed.complete(Status.OK);
+              }
+            });
+    String setup =
+        "{\"clientVersion\":\"Nacos-Java-Client:v2.3.2\",\"tenant\":\"\",\"labels\":{\"module\":\""
+            + module
+            + "\",\"source\":\"sdk\"},\"abilityTable\":{},\"module\":\"internal\",\"headers\":{}}";
+    synchronized (this) {
+      stream.onNext(
+          new Payload(
+              "ConnectionSetupRequest",
+              "127.0.0.1",
+              Map.of(),
+              setup.getBytes(StandardCharsets.UTF_8)));
+    }
+  }
+
+  private void onServerRequest(Payload payload) {
+    JsonNode body;
+    try {
+      body = JSON.readTree(payload.body());
+    } catch (IOException e) {
+      return;
+    }
+    if (payload.type().equals("SetupAckRequest")) {
+      setupAcknowledged.complete(null);
+      return;
+    }
+    pushListener.accept(payload.type(), body);
+    if (answerPushes) {
+      String responseType = payload.type().replace("Request", "Response");
+      ObjectNode answer = JSON.createObjectNode();
+      answer.put("resultCode", 200);
+      answer.put("errorCode", 0);
+      answer.put("requestId", body.path("requestId").asText());
+      send(responseType, answer.toString());
+    }
+  }
+
+  private void send(String type, String json) {
+    synchronized (this) {
+      stream.onNext(Payload.of(type, json.getBytes(StandardCharsets.UTF_8)));
+    }
+  }
+
+  /** Called with the type and body of every request the server pushes. */
+  public void onPush(BiConsumer<String, JsonNode> listener) {
+    this.pushListener = listener;
+  }
+
+  /** Stop (or resume) answering pushes, as a stuck client would. */
+  public void answerPushes(boolean answer) {
+    this.answerPushes = answer;
+  }
+
+  /** Completes when the server ends the stream (with the status it gave). */
+  public CompletableFuture<Status> streamClosed() {
+    return streamClosed;
+  }
+
+  /** One unary request; completes with the JSON body of the response. */
+  public CompletableFuture<JsonNode> request(String type, String json) {
+    CompletableFuture<JsonNode> result = new CompletableFuture<>();
+    ClientCall<Payload, Payload> call = channel.newCall(UNARY, CallOptions.DEFAULT);
+    ClientCalls.asyncUnaryCall(
+        call,
+        Payload.of(type, json.getBytes(StandardCharsets.UTF_8)),
+        new StreamObserver<>() {
+          @Override
+          public void onNext(Payload response) {
+            try {
+              ObjectNode node = (ObjectNode) JSON.readTree(response.body());
+              node.put("@type", response.type());
+              result.complete(node);
+            } catch (IOException e) {
+              result.completeExceptionally(e);
+            }
+          }
+
+          @Override
+          public void onError(Throwable t) {
+            result.completeExceptionally(t);
+          }
+
+          @Override
+          public void onCompleted() {
+            result.completeExceptionally(new IllegalStateException("no response"));
+          }
+        });
+    return result;
+  }
+
+  @Override
+  public void close() {
+    if (stream != null) {
+      try {
+        synchronized (this) {
+          stream.onCompleted();
+        }
+      } catch (RuntimeException alreadyClosed) {
+        // fine
+      }
+    }
+    channel.shutdownNow();
+    try {
+      channel.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}
