@@ -12,10 +12,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The config center the tests publish rules to, over Nacos's HTTP v1 config API (the path an
- * operator or a dashboard uses), and that the agent long-polls. {@link #start} runs sluice-server
- * in this JVM when it serves that API; until the config center's HTTP API has landed in
- * sluice-server it falls back to {@link StandInConfigCenter}, says so on standard error, and the
- * same scenarios run against it.
+ * operator or a dashboard uses), and that the agent long-polls: sluice-server itself, started in
+ * this JVM by {@link #start}.
  */
 abstract class ConfigCenter implements AutoCloseable {
   static final String GROUP = "SENTINEL_GROUP";
@@ -25,14 +23,11 @@ abstract class ConfigCenter implements AutoCloseable {
 
   static ConfigCenter start(java.nio.file.Path dataDir) throws Exception {
     ConfigCenter server = SluiceServerConfigCenter.start(dataDir, 0);
-    if (server.servesConfigApi()) {
-      return server;
+    if (!server.servesConfigApi()) {
+      server.close();
+      throw new IllegalStateException("sluice-server does not serve /nacos/v1/cs/configs");
     }
-    server.close();
-    System.err.println(
-        "[e2e] sluice-server does not serve /nacos/v1/cs/configs yet;"
-            + " the rule-delivery scenarios run against the protocol stand-in");
-    return StandInConfigCenter.start(0);
+    return server;
   }
 
   /** {@code host:port} of the HTTP API, as given to the agent. */
