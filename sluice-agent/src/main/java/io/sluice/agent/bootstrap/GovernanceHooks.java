@@ -1,0 +1,98 @@
+package io.sluice.agent.bootstrap;
+
+import java.net.URI;
+
+/**
+ * What advice calls into: the governance decisions for inbound routes and outbound calls. The agent
+ * installs its implementation in {@link SluiceHooks}; until then (and if the agent failed to start)
+ * this no-op base class admits everything.
+ *
+ * <p>Protocol of a governed call, allocation-free on the admitted path:
+ *
+ * <ol>
+ *   <li>{@code inboundResource}/{@code outboundResource} resolve the call to a resource handle, or
+ *       null when nothing can govern it (the advice then stops);
+ *   <li>{@link #acquire} returns a permit: {@code 0} means no rule applies (stop), a negative
+ *       permit means refused ({@link #refusal} says how to answer), a positive one admitted;
+ *   <li>an admitted call ends with {@link #release}, exactly once.
+ * </ol>
+ *
+ * Implementations never throw.
+ */
+public class GovernanceHooks {
+  /** Admits everything and records nothing. */
+  public static final GovernanceHooks NOOP = new GovernanceHooks();
+
+  /** No rule applies to the call. */
+  public static final long UNGOVERNED = 0L;
+
+  private static final String[] NO_HEADERS = new String[0];
+
+  protected GovernanceHooks() {}
+
+  /**
+   * An inbound request matched to a route.
+   *
+   * @param method the HTTP method, e.g. {@code GET}
+   * @param route the route pattern as the web framework matched it, e.g. {@code /orders/{id}}
+   */
+  public Object inboundResource(String method, String route) {
+    return null;
+  }
+
+  /**
+   * Whether any rule names an outbound resource. Clients whose request URI costs an allocation to
+   * build check this first; when false, {@link #outboundResource} would return null anyway.
+   */
+  public boolean governsOutbound() {
+    return false;
+  }
+
+  /**
+   * An outbound HTTP call about to be sent.
+   *
+   * @param uri the request URI as sent
+   * @param uriTemplate the caller's URI template (e.g. {@code http://h/orders/{id}}), or null when
+   *     the client did not say; the path is then normalised
+   */
+  public Object outboundResource(String method, URI uri, String uriTemplate) {
+    return null;
+  }
+
+  /**
+   * Asks the resource's rules for a permit, in the current thread's context (its origin). Waits
+   * here when a pacing rule schedules the call for later.
+   */
+  public long acquire(Object resource) {
+    return UNGOVERNED;
+  }
+
+  /** How to answer a call {@link #acquire} refused (negative permit). */
+  public BlockVerdict refusal(Object resource, long permit) {
+    return null;
+  }
+
+  /**
+   * The end of an admitted call.
+   *
+   * @param status the HTTP status, 0 if unknown
+   * @param error the exception the call ended with, or null
+   */
+  public void release(Object resource, long permit, int status, Throwable error) {}
+
+  /**
+   * Headers every outbound request made in the current context must carry (name, value pairs); the
+   * lanes feature extends this. Never null; empty (and allocation-free) without a context.
+   */
+  public String[] outboundHeaders() {
+    SluiceContext context = SluiceContext.current();
+    return context == null ? NO_HEADERS : context.outboundHeaders();
+  }
+
+  /**
+   * Spring Boot prepared its environment; {@code applicationName} is its {@code
+   * spring.application.name} (null when unset). The agent learns the application name here when no
+   * configuration named it.
+   */
+  public void springEnvironmentPrepared(String applicationName) {}
+}

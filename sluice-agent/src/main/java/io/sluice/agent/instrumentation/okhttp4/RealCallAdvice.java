@@ -1,0 +1,59 @@
+package io.sluice.agent.instrumentation.okhttp4;
+
+import io.sluice.agent.bootstrap.BlockVerdict;
+import io.sluice.agent.bootstrap.GovernanceHooks;
+import io.sluice.agent.bootstrap.OutboundCall;
+import io.sluice.agent.bootstrap.SluiceHooks;
+import net.bytebuddy.asm.Advice;
+import okhttp3.Call;
+import okhttp3.Request;
+import okhttp3.Response;
+
+/** Woven into {@code okhttp3.internal.connection.RealCall.execute()}. */
+public final class RealCallAdvice {
+  private RealCallAdvice() {}
+
+  @Advice.OnMethodEnter(suppress = Throwable.class, skipOn = Advice.OnNonDefaultValue.class)
+  public static Object enter(
+      @Advice.This Call call,
+      @Advice.Local("sluiceOuter") boolean outer,
+      @Advice.Local("sluiceResource") Object resource,
+      @Advice.Local("sluicePermit") long permit) {
+    outer = OutboundCall.begin();
+    GovernanceHooks hooks = SluiceHooks.get();
+    if (!outer || !hooks.governsOutbound()) {
+      return null;
+    }
+    Request request = call.request();
+    Object governed = hooks.outboundResource(request.method(), request.url().uri(), null);
+    if (governed == null) {
+      return null;
+    }
+    long acquired = hooks.acquire(governed);
+    if (acquired < 0) {
+      return hooks.refusal(governed, acquired);
+    }
+    resource = governed;
+    permit = acquired;
+    return null;
+  }
+
+  @Advice.OnMethodExit(suppress = Throwable.class, onThrowable = Throwable.class)
+  public static void exit(
+      @Advice.This Call call,
+      @Advice.Enter Object refusal,
+      @Advice.Return Response response,
+      @Advice.Thrown(readOnly = false) Throwable thrown,
+      @Advice.Local("sluiceResource") Object resource,
+      @Advice.Local("sluicePermit") long permit) {
+    OutboundCall.end();
+    if (refusal instanceof BlockVerdict) {
+      thrown = ((BlockVerdict) refusal).toException(call.request().url().toString());
+      return;
+    }
+    if (permit > 0) {
+      int status = thrown == null && response != null ? response.code() : 0;
+      SluiceHooks.get().release(resource, permit, status, thrown);
+    }
+  }
+}

@@ -1,0 +1,46 @@
+package io.sluice.agent.instrumentation.springwebmvc6;
+
+import static net.bytebuddy.matcher.ElementMatchers.named;
+import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
+
+import io.sluice.agent.instrumentation.SluiceInstrumentation;
+import java.util.List;
+import net.bytebuddy.agent.builder.AgentBuilder;
+
+/**
+ * Spring MVC 6.0+ on Jakarta Servlet (Spring Boot 3 and 4): each request that Spring MVC matched to
+ * a handler method is governed as the resource {@code METHOD pattern}, where the pattern is
+ * Spring's best-matching route ({@code GET /orders/{id}}), so path variables never multiply
+ * resources. Requests Spring MVC did not match to a handler method (static resources, 404s,
+ * functional routes) are not governed: they cannot create resources.
+ *
+ * <p>The hook is {@code AbstractHandlerMethodAdapter.handle}: by then the handler mapping has set
+ * the pattern attribute and the interceptors have run; refusing here skips the handler only.
+ */
+public final class HandlerAdapterInstrumentation implements SluiceInstrumentation {
+  @Override
+  public String name() {
+    return "spring-webmvc-6.0";
+  }
+
+  @Override
+  public List<String> typeNames() {
+    return List.of("org.springframework.web.servlet.mvc.method.AbstractHandlerMethodAdapter");
+  }
+
+  @Override
+  public List<String> requiredClasses() {
+    return List.of(
+        "org.springframework.web.servlet.HandlerMapping",
+        "jakarta.servlet.http.HttpServletResponse",
+        // Added in spring-web 6.0: tells Spring 6+ (Jakarta) from 5.x (javax), which is skipped.
+        "org.springframework.web.ErrorResponse");
+  }
+
+  @Override
+  public AgentBuilder.Transformer.ForAdvice advice(AgentBuilder.Transformer.ForAdvice transformer) {
+    return transformer.advice(
+        named("handle").and(takesArguments(3)),
+        "io.sluice.agent.instrumentation.springwebmvc6.HandlerAdapterAdvice");
+  }
+}

@@ -1,0 +1,142 @@
+package io.sluice.agent.internal;
+
+import io.sluice.agent.governance.FlowGovernor;
+import io.sluice.agent.logging.AgentLog;
+import io.sluice.agent.rules.RuleType;
+import io.sluice.agent.rules.RuleWatcher;
+import io.sluice.flow.FlowRegistry;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * The agent's root object: it owns the configuration, the log, the flow registry, the governor that
+ * advice reaches through {@code SluiceHooks}, and the rule watcher. Nothing else in the agent is
+ * static.
+ *
+ * <p>The cached rules are applied as soon as the application name is known: at once when
+ * configured, else when Spring Boot has prepared its Environment (on the thread that learns it).
+ * The rule watcher then runs on the agent's one thread, after the weaving. Without a name or a
+ * config center the application runs with whatever rules the cache held, or none.
+ */
+final class Agent {
+  private final AgentConfig config;
+  private final AgentLog log;
+  private final FlowGovernor governor;
+  private final Object lock = new Object();
+  private String applicationName; // guarded by lock
+  private RuleWatcher watcher; // guarded by lock; set once, then run by the agent thread
+
+  Agent(AgentConfig config, AgentLog log, FlowRegistry registry) {
+    this.config = config;
+    this.log = log;
+    this.governor =
+        new FlowGovernor(
+            registry,
+            FlowGovernor.verdicts(
+                config.flowBlockStatus(), config.degradeBlockStatus(), config.retryAfterSeconds()),
+            this::onSpringApplicationName,
+            log);
+  }
+
+  FlowGovernor governor() {
+    return governor;
+  }
+
+  /** Starts watching rules if the configuration names the application. */
+  void startRules() {
+    String configured = config.applicationName();
+    if (configured != null) {
+      startRulesFor(configured, config.sourceOf(AgentConfig.APP_NAME));
+    } else {
+      log.info("no application name configured; waiting for spring.application.name");
+    }
+  }
+
+  private boolean missingNameReported; // guarded by lock
+
+  private void onSpringApplicationName(String name) {
+    if (name == null || name.isBlank()) {
+      synchronized (lock) {
+        if (applicationName == null && !missingNameReported) {
+          missingNameReported = true;
+          log.warn(
+              "spring.application.name is not set and sluice.app.name is not configured;"
+                  + " rules from the config center are off");
+        }
+      }
+      return;
+    }
+    startRulesFor(name.trim(), "spring.application.name");
+  }
+
+  private void startRulesFor(String name, String source) {
+    synchronized (lock) {
+      if (applicationName != null) {
+        return;
+      }
+      applicationName = name;
+      List<String> servers = config.serverAddresses();
+      if (servers.isEmpty()) {
+        log.warn(
+            "application '"
+                + name
+                + "' (from "
+                + source
+                + "): no config center address (sluice.server.addr); rules are off");
+        return;
+      }
+      watcher =
+          RuleWatcher.forApplication(
+              name,
+              servers,
+              config.namespace(),
+              List.of(RuleType.values()),
+              governor,
+              config.cacheDirectory(),
+              Duration.ofMillis(config.listenHoldMillis()),
+              log);
+      watcher.applyCached();
+      lock.notifyAll();
+      log.info(
+          "watching rules of application '"
+              + name
+              + "' (from "
+              + source
+              + ") at "
+              + servers
+              + " namespace '"
+              + config.namespace()
+              + "'");
+    }
+  }
+
+  /**
+   * Runs the rule watcher on the calling thread (the agent thread), once the application name is
+   * known; returns only if the thread is interrupted.
+   */
+  void runRules() {
+    RuleWatcher toRun;
+    synchronized (lock) {
+      while (watcher == null) {
+        try {
+          lock.wait();
+        } catch (InterruptedException e) {
+          return;
+        }
+      }
+      toRun = watcher;
+    }
+    toRun.run();
+  }
+
+  String describeRules() {
+    String name = config.applicationName();
+    String where =
+        config.serverAddresses().isEmpty()
+            ? "no config center"
+            : "config center " + String.join(",", config.serverAddresses());
+    return (name != null ? "rules of '" + name + "'" : "rules of spring.application.name")
+        + " from "
+        + where;
+  }
+}

@@ -1,0 +1,128 @@
+package io.sluice.agent.rules;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The two calls of Nacos's HTTP v1 config API the rule watcher needs: read one config, and hold a
+ * long poll until one of the watched configs changes. Speaks to one server at a time; the watcher
+ * moves to the next address when a call fails. Works against sluice-server and stock Nacos alike.
+ */
+final class ConfigCenterClient {
+  static final String CONFIGS_PATH = "/nacos/v1/cs/configs";
+  static final String LISTENER_PATH = "/nacos/v1/cs/configs/listener";
+
+  private final HttpClient http;
+  private final List<String> servers;
+  private final Duration connectAndReadTimeout;
+  private int current;
+
+  /**
+   * @param servers {@code host:port} or {@code http://host:port} addresses, tried in turn
+   */
+  ConfigCenterClient(HttpClient http, List<String> servers, Duration connectAndReadTimeout) {
+    if (servers.isEmpty()) {
+      throw new IllegalArgumentException("no config center address");
+    }
+    this.http = http;
+    this.servers = List.copyOf(servers);
+    this.connectAndReadTimeout = connectAndReadTimeout;
+  }
+
+  /** The document as stored, or a missing result (404); throws if the server did not answer. */
+  ConfigDocument get(ConfigKey key) throws IOException, InterruptedException {
+    String query =
+        "dataId="
+            + encode(key.dataId())
+            + "&group="
+            + encode(key.group())
+            + (key.tenant().isEmpty() ? "" : "&tenant=" + encode(key.tenant()));
+    HttpRequest request =
+        HttpRequest.newBuilder(URI.create(base() + CONFIGS_PATH + "?" + query))
+            .timeout(connectAndReadTimeout)
+            .GET()
+            .build();
+    HttpResponse<String> response = send(request);
+    if (response.statusCode() == 404) {
+      return ConfigDocument.missing(key);
+    }
+    if (response.statusCode() != 200) {
+      throw new IOException("GET " + key + " answered " + response.statusCode());
+    }
+    String content = response.body();
+    return new ConfigDocument(key, content, md5(content));
+  }
+
+  /**
+   * Holds until one of the watched configs differs from the given md5 or the hold times out, and
+   * returns the changed keys (empty on timeout). {@code md5ByKey} holds "" for missing configs.
+   */
+  List<ConfigKey> listen(Map<ConfigKey, String> md5ByKey, Duration hold)
+      throws IOException, InterruptedException {
+    String form = "Listening-Configs=" + encode(ListeningConfigs.encode(md5ByKey));
+    HttpRequest request =
+        HttpRequest.newBuilder(URI.create(base() + LISTENER_PATH))
+            .timeout(hold.plus(connectAndReadTimeout))
+            .header("Content-Type", "application/x-www-form-urlencoded; charset=UTF-8")
+            .header("Long-Pulling-Timeout", Long.toString(hold.toMillis()))
+            .POST(HttpRequest.BodyPublishers.ofString(form))
+            .build();
+    HttpResponse<String> response = send(request);
+    if (response.statusCode() != 200) {
+      throw new IOException("listener answered " + response.statusCode());
+    }
+    return ListeningConfigs.decodeChanged(response.body());
+  }
+
+  /** Moves to the next server address, after a failed call. */
+  void failOver() {
+    current = (current + 1) % servers.size();
+  }
+
+  String currentServer() {
+    return servers.get(current);
+  }
+
+  private HttpResponse<String> send(HttpRequest request) throws IOException, InterruptedException {
+    return http.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+  }
+
+  private String base() {
+    String server = servers.get(current).trim();
+    return server.startsWith("http://") || server.startsWith("https://")
+        ? stripTrailingSlash(server)
+        : "http://" + stripTrailingSlash(server);
+  }
+
+  private static String stripTrailingSlash(String s) {
+    return s.endsWith("/") ? s.substring(0, s.length() - 1) : s;
+  }
+
+  private static String encode(String s) {
+    return URLEncoder.encode(s, StandardCharsets.UTF_8);
+  }
+
+  /** Nacos's md5: lowercase hex of the UTF-8 bytes; "" stands for a missing config. */
+  static String md5(String content) {
+    if (content == null) {
+      return "";
+    }
+    try {
+      MessageDigest digest = MessageDigest.getInstance("MD5");
+      return HexFormat.of().formatHex(digest.digest(content.getBytes(StandardCharsets.UTF_8)));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("MD5 is required of every JVM", e);
+    }
+  }
+}

@@ -1,0 +1,146 @@
+package io.sluice.agent.rules;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.URLDecoder;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A real HTTP server speaking the two calls of Nacos's v1 config API the watcher uses, with the
+ * semantics documented for Nacos (404 for a missing config, Content-MD5, a listener that answers at
+ * once when an md5 differs and otherwise holds until a change or the timeout). For unit tests of
+ * the watcher; the end-to-end tests use sluice-server itself.
+ */
+final class FakeConfigCenter implements AutoCloseable {
+  private final HttpServer server;
+  private final ExecutorService executor = Executors.newFixedThreadPool(4);
+  private final Map<ConfigKey, String> configs = new HashMap<>();
+  final AtomicInteger gets = new AtomicInteger();
+  final AtomicInteger listens = new AtomicInteger();
+
+  FakeConfigCenter() throws IOException {
+    server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 16);
+    server.createContext(ConfigCenterClient.LISTENER_PATH, this::listen);
+    server.createContext(ConfigCenterClient.CONFIGS_PATH, this::get);
+    server.setExecutor(executor);
+    server.start();
+  }
+
+  String address() {
+    return "127.0.0.1:" + server.getAddress().getPort();
+  }
+
+  synchronized void publish(ConfigKey key, String content) {
+    if (content == null) {
+      configs.remove(key);
+    } else {
+      configs.put(key, content);
+    }
+    notifyAll();
+  }
+
+  private synchronized String md5Of(ConfigKey key) {
+    return ConfigCenterClient.md5(configs.get(key));
+  }
+
+  private void get(HttpExchange exchange) throws IOException {
+    gets.incrementAndGet();
+    Map<String, String> query = parse(exchange.getRequestURI().getRawQuery());
+    ConfigKey key = new ConfigKey(query.get("dataId"), query.get("group"), query.get("tenant"));
+    String content;
+    synchronized (this) {
+      content = configs.get(key);
+    }
+    if (content == null) {
+      respond(exchange, 404, "config data not exist");
+      return;
+    }
+    exchange.getResponseHeaders().add("Content-MD5", ConfigCenterClient.md5(content));
+    respond(exchange, 200, content);
+  }
+
+  private void listen(HttpExchange exchange) throws IOException {
+    listens.incrementAndGet();
+    String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+    String listening = parse(body).get("Listening-Configs");
+    long timeout = Long.parseLong(exchange.getRequestHeaders().getFirst("Long-Pulling-Timeout"));
+    Map<ConfigKey, String> watched = new LinkedHashMap<>();
+    for (String record : listening.split("\u0001")) {
+      if (record.isEmpty()) {
+        continue;
+      }
+      String[] parts = record.split("\u0002", -1);
+      watched.put(new ConfigKey(parts[0], parts[1], parts.length > 3 ? parts[3] : ""), parts[2]);
+    }
+    long deadline = System.currentTimeMillis() + Math.max(500, timeout - 500);
+    StringBuilder changed = new StringBuilder();
+    synchronized (this) {
+      while (true) {
+        for (Map.Entry<ConfigKey, String> entry : watched.entrySet()) {
+          if (!md5Of(entry.getKey()).equals(entry.getValue())) {
+            ConfigKey key = entry.getKey();
+            changed.append(key.dataId()).append('\u0002').append(key.group());
+            if (!key.tenant().isEmpty()) {
+              changed.append('\u0002').append(key.tenant());
+            }
+            changed.append('\u0001');
+          }
+        }
+        long left = deadline - System.currentTimeMillis();
+        if (changed.length() > 0 || left <= 0) {
+          break;
+        }
+        try {
+          wait(left);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          break;
+        }
+      }
+    }
+    respond(exchange, 200, URLEncoder.encode(changed.toString(), StandardCharsets.UTF_8));
+  }
+
+  private static Map<String, String> parse(String form) {
+    Map<String, String> result = new HashMap<>();
+    if (form == null) {
+      return result;
+    }
+    for (String pair : form.split("&")) {
+      int eq = pair.indexOf('=');
+      if (eq > 0) {
+        result.put(
+            URLDecoder.decode(pair.substring(0, eq), StandardCharsets.UTF_8),
+            URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8));
+      }
+    }
+    return result;
+  }
+
+  private static void respond(HttpExchange exchange, int status, String body) throws IOException {
+    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    exchange.sendResponseHeaders(status, bytes.length == 0 ? -1 : bytes.length);
+    try (OutputStream out = exchange.getResponseBody()) {
+      out.write(bytes);
+    }
+  }
+
+  @Override
+  public void close() {
+    synchronized (this) {
+      notifyAll();
+    }
+    server.stop(0);
+    executor.shutdownNow();
+  }
+}

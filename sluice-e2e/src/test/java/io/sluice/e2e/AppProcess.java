@@ -1,0 +1,145 @@
+package io.sluice.e2e;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/** A test application in its own JVM under the agent, driven over HTTP. */
+final class AppProcess implements AutoCloseable {
+  private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
+
+  private final Process process;
+  private final int port;
+  private final Path output;
+  final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+  private AppProcess(Process process, int port, Path output) {
+    this.process = process;
+    this.port = port;
+    this.output = output;
+  }
+
+  /**
+   * Starts {@code appJar} on {@code javaHome} with the agent and waits until it serves requests.
+   *
+   * @param agentArgs the agent's arguments, or null to run without the agent
+   */
+  static AppProcess start(
+      Path javaHome, Path appJar, Path agentJar, String agentArgs, String appName, Path workDir)
+      throws Exception {
+    Files.createDirectories(workDir);
+    int port = freePort();
+    List<String> command = new ArrayList<>();
+    command.add(javaHome.resolve("bin/java").toString());
+    command.add("-Xmx256m");
+    command.add("-XX:+UseSerialGC");
+    if (agentArgs != null) {
+      command.add("-javaagent:" + agentJar + "=" + agentArgs);
+    }
+    command.add("-jar");
+    command.add(appJar.toString());
+    command.add("--server.port=" + port);
+    command.add("--spring.application.name=" + appName);
+    command.add("--spring.main.banner-mode=off");
+    Path output = workDir.resolve(appName + "-" + port + ".out");
+    Process process =
+        new ProcessBuilder(command)
+            .redirectErrorStream(true)
+            .redirectOutput(output.toFile())
+            .directory(workDir.toFile())
+            .start();
+    AppProcess app = new AppProcess(process, port, output);
+    try {
+      app.awaitServing();
+    } catch (Exception | AssertionError e) {
+      app.close();
+      throw e;
+    }
+    return app;
+  }
+
+  private void awaitServing() throws Exception {
+    long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+    while (System.nanoTime() < deadline) {
+      if (!process.isAlive()) {
+        throw new AssertionError(
+            "application exited with " + process.exitValue() + ":\n" + output());
+      }
+      try {
+        if (get("/orders/0").statusCode() == 200) {
+          return;
+        }
+      } catch (IOException notYet) {
+        // Not listening yet.
+      }
+      Thread.sleep(200);
+    }
+    throw new AssertionError(
+        "application did not start within " + START_TIMEOUT + ":\n" + output());
+  }
+
+  URI uri(String path) {
+    return URI.create("http://127.0.0.1:" + port + path);
+  }
+
+  String base() {
+    return "http://127.0.0.1:" + port;
+  }
+
+  int port() {
+    return port;
+  }
+
+  HttpResponse<String> get(String path, String... headers)
+      throws IOException, InterruptedException {
+    HttpRequest.Builder request = HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(30));
+    for (int i = 0; i + 1 < headers.length; i += 2) {
+      request.header(headers[i], headers[i + 1]);
+    }
+    return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  HttpResponse<String> post(String path) throws IOException, InterruptedException {
+    return http.send(
+        HttpRequest.newBuilder(uri(path))
+            .timeout(Duration.ofSeconds(30))
+            .POST(HttpRequest.BodyPublishers.noBody())
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  String output() {
+    try {
+      return Files.readString(output, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      return "(no output: " + e + ")";
+    }
+  }
+
+  long pid() {
+    return process.pid();
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    process.destroy();
+    if (!process.waitFor(15, java.util.concurrent.TimeUnit.SECONDS)) {
+      process.destroyForcibly().waitFor();
+    }
+  }
+
+  static int freePort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    }
+  }
+}

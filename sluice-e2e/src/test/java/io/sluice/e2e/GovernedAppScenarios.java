@@ -1,0 +1,356 @@
+package io.sluice.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * The end-to-end scenarios, written once and run for each (Spring Boot generation, JVM) pair by the
+ * subclasses: a config center, and a real application in its own JVM under the built agent jar,
+ * learning its application name from Spring. Rules are published over the config center's HTTP API
+ * as an operator would.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class GovernedAppScenarios {
+  static final Path AGENT_JAR = Path.of(System.getProperty("sluice.e2e.agentJar"));
+  static final Path WORK_DIR = Path.of(System.getProperty("sluice.e2e.workDir", "target/e2e"));
+  static final Duration RULE_DEADLINE = Duration.ofSeconds(15);
+
+  ConfigCenter configCenter;
+  AppProcess app;
+  Path cacheDir;
+
+  abstract Path appJar();
+
+  abstract Path javaHome();
+
+  /** Unique per subclass: the application name, so each has its own rule documents. */
+  abstract String appName();
+
+  abstract int javaFeatureVersion();
+
+  @BeforeAll
+  void startConfigCenterAndApplication() throws Exception {
+    assumeTrue(Files.isExecutable(javaHome().resolve("bin/java")), "no JVM at " + javaHome());
+    Path dir = WORK_DIR.resolve(appName());
+    deleteRecursively(dir);
+    Files.createDirectories(dir);
+    cacheDir = dir.resolve("rule-cache");
+    configCenter = ConfigCenter.start(dir.resolve("server-data"));
+    app = startApp();
+  }
+
+  AppProcess startApp() throws Exception {
+    return AppProcess.start(
+        javaHome(),
+        appJar(),
+        AGENT_JAR,
+        "server.addr="
+            + configCenter.address()
+            + ",log.dir="
+            + WORK_DIR.resolve(appName()).toAbsolutePath()
+            + ",cache.dir="
+            + cacheDir.toAbsolutePath(),
+        appName(),
+        WORK_DIR.resolve(appName()));
+  }
+
+  @AfterAll
+  void stopEverything() throws Exception {
+    if (app != null) {
+      app.close();
+    }
+    if (configCenter != null) {
+      configCenter.close();
+    }
+  }
+
+  @AfterEach
+  void removeRules() throws Exception {
+    configCenter.ensureRunning();
+    configCenter.publish(appName() + "-flow-rules", "[]");
+    configCenter.publish(appName() + "-degrade-rules", "[]");
+  }
+
+  @Test
+  void printsOneStartLineNamingWhatItInstruments() {
+    List<String> lines =
+        app.output().lines().filter(line -> line.startsWith("[sluice-agent]")).toList();
+    assertThat(lines).hasSize(1);
+    assertThat(lines.get(0))
+        .contains("servlet-jakarta-5.0", "spring-webmvc-6.0", "java-executors", "java-http-client");
+  }
+
+  @Test
+  void limitsARouteToItsQpsAndRestoresFullServiceWhenTheRuleIsRemoved() throws Exception {
+    int limit = 20;
+    String rules = "[{\"resource\":\"GET /orders/{id}\",\"grade\":1,\"count\":" + limit + "}]";
+    Instant published = Instant.now();
+    configCenter.publish(appName() + "-flow-rules", rules);
+    // Different ids, one route: the rule is on the pattern, not the URL.
+    await()
+        .atMost(RULE_DEADLINE)
+        .pollInterval(Duration.ofMillis(20))
+        .until(() -> app.get("/orders/" + System.nanoTime()).statusCode() == 429);
+    System.err.printf(
+        "[e2e] %s: flow rule applied %d ms after publish (%s)%n",
+        appName(), millisUntilApplied(published, rules), configCenter.kind());
+
+    HttpResponse<String> refused = awaitStatus("/orders/7", 429);
+    assertThat(refused.headers().firstValue("Retry-After")).hasValue("1");
+    assertThat(refused.body()).contains("\"status\":429");
+
+    Thread.sleep(1100); // let the probes above leave the one-second window
+    FixedRateLoad.Result load =
+        FixedRateLoad.run(app.http, i -> app.uri("/orders/" + i), 3.0 * limit, 30 * limit);
+    System.err.printf("[e2e] %s: at 3x the limit: %s%n", appName(), load);
+    long expected = Math.round(load.sendSpanSeconds()) * limit;
+    assertThat(load.errors()).isZero();
+    assertThat((long) load.count(200))
+        .isBetween(Math.round(expected * 0.98), Math.round(expected * 1.02));
+    assertThat(load.count(200) + load.count(429)).isEqualTo(30 * limit);
+
+    configCenter.remove(appName() + "-flow-rules");
+    await()
+        .atMost(RULE_DEADLINE)
+        .pollInterval(Duration.ofMillis(50))
+        .until(() -> burst("/orders/1", 2 * limit).getOrDefault(429, 0) == 0);
+    FixedRateLoad.Result free =
+        FixedRateLoad.run(app.http, i -> app.uri("/orders/" + i), 3.0 * limit, 6 * limit);
+    assertThat(free.count(200)).isEqualTo(6 * limit);
+  }
+
+  @Test
+  void opensTheBreakerOnSlowCallsThenHalfOpensAndCloses() throws Exception {
+    app.post("/control/work-delay?ms=150");
+    configCenter.publish(
+        appName() + "-degrade-rules",
+        "[{\"resource\":\"GET /work\",\"grade\":0,\"count\":50,\"slowRatioThreshold\":0.5,"
+            + "\"minRequestAmount\":3,\"statIntervalMs\":2000,\"timeWindow\":2}]");
+    await()
+        .atMost(RULE_DEADLINE)
+        .pollInterval(Duration.ZERO)
+        .until(() -> app.get("/work").statusCode() == 503);
+
+    // Open: refused without reaching the handler.
+    long callsWhenOpened = Long.parseLong(app.get("/control/work-calls").body());
+    HttpResponse<String> refused = app.get("/work");
+    assertThat(refused.statusCode()).isEqualTo(503);
+    assertThat(refused.body()).contains("degrade");
+    assertThat(Long.parseLong(app.get("/control/work-calls").body())).isEqualTo(callsWhenOpened);
+
+    // Healthy again: after timeWindow a probe goes through, succeeds and closes the breaker.
+    app.post("/control/work-delay?ms=0");
+    await()
+        .atMost(RULE_DEADLINE)
+        .pollInterval(Duration.ofMillis(100))
+        .until(() -> app.get("/work").statusCode() == 200);
+    assertThat(Long.parseLong(app.get("/control/work-calls").body()))
+        .isGreaterThan(callsWhenOpened);
+    for (int i = 0; i < 20; i++) {
+      assertThat(app.get("/work").statusCode()).isEqualTo(200);
+    }
+  }
+
+  @Test
+  void limitsOutboundCallsOfEveryInstrumentedHttpClient() throws Exception {
+    int limit = 5;
+    String resource = "GET 127.0.0.1:" + app.port() + "/orders/{id}";
+    configCenter.publish(
+        appName() + "-flow-rules",
+        "[{\"resource\":\"" + resource + "\",\"grade\":1,\"count\":" + limit + "}]");
+    await()
+        .atMost(RULE_DEADLINE)
+        .pollInterval(Duration.ofMillis(100))
+        .until(() -> callCounts("jdk", 3 * limit).get("blocked") > 0);
+    for (String client :
+        List.of("rest-template", "rest-client", "jdk", "okhttp", "apache", "url-connection")) {
+      Thread.sleep(1100); // a fresh one-second window for each client
+      Map<String, Long> counts = callCounts(client, 8 * limit);
+      System.err.printf("[e2e] %s: %s under a client-side limit: %s%n", appName(), client, counts);
+      long windows = counts.get("elapsedMs") / 1000 + 1;
+      assertThat(counts.get("other")).as(client + " other outcomes").isZero();
+      assertThat(counts.get("ok"))
+          .as(client + " admitted")
+          .isBetween((long) limit, windows * limit);
+      assertThat(counts.get("blocked"))
+          .as(client + " refused")
+          .isEqualTo(8 * limit - counts.get("ok"));
+    }
+  }
+
+  @Test
+  void propagatesTheLaneThroughEveryExecutorAndLeaksItIntoNoLaterTask() throws Exception {
+    for (String kind :
+        List.of(
+            "here",
+            "thread-pool",
+            "thread-pool-execute",
+            "scheduled",
+            "fork-join",
+            "completable-future",
+            "spring-async",
+            "virtual-thread")) {
+      String expected = kind.equals("completable-future") ? "blue/blue" : "blue";
+      String none = kind.equals("completable-future") ? "none/none" : "none";
+      if (kind.equals("virtual-thread") && javaFeatureVersion() < 21) {
+        expected = "unsupported";
+        none = "unsupported";
+      }
+      assertThat(app.get("/ctx/" + kind, "x-sluice-lane", "blue").body())
+          .as(kind)
+          .isEqualTo(expected);
+      // The same single pooled thread next serves a request without a lane.
+      assertThat(app.get("/ctx/" + kind).body()).as(kind + " afterwards").isEqualTo(none);
+    }
+    assertThat(app.get("/ctx/thread-pool", "x-mse-tag", "gray").body()).isEqualTo("gray");
+  }
+
+  @Test
+  void carriesTheLaneToTheNextHopOnOutboundCalls() throws Exception {
+    for (String client :
+        List.of("rest-template", "rest-client", "jdk", "apache", "url-connection")) {
+      assertThat(
+              app.get("/relay/" + client + "?base=" + app.base(), "x-sluice-lane", "blue").body())
+          .as(client)
+          .isEqualTo("blue");
+      assertThat(app.get("/relay/" + client + "?base=" + app.base()).body())
+          .as(client + " without a lane")
+          .isEqualTo("none");
+    }
+  }
+
+  @Test
+  void keepsTheLastGoodRulesWhenAPublishedDocumentIsInvalid() throws Exception {
+    configCenter.publish(
+        appName() + "-flow-rules", "[{\"resource\":\"GET /orders/{id}\",\"count\":5}]");
+    await().atMost(RULE_DEADLINE).until(() -> burst("/orders/1", 20).getOrDefault(429, 0) > 0);
+
+    configCenter.publish(appName() + "-flow-rules", "[{\"resource\": oops");
+    await().atMost(RULE_DEADLINE).until(() -> agentLog().contains("invalid rules"));
+    Thread.sleep(1100);
+
+    Map<Integer, Integer> burst = burst("/orders/2", 20);
+    assertThat(burst.get(200)).isEqualTo(5);
+    assertThat(burst.get(429)).isEqualTo(15);
+    assertThat(agentLog().split("invalid rules", -1)).hasSize(2); // reported once
+  }
+
+  @Test
+  void keepsServingAndEnforcingWhenTheConfigCenterIsDown() throws Exception {
+    configCenter.publish(
+        appName() + "-flow-rules", "[{\"resource\":\"GET /orders/{id}\",\"count\":5}]");
+    await().atMost(RULE_DEADLINE).until(() -> burst("/orders/1", 20).getOrDefault(429, 0) > 0);
+
+    configCenter.stop();
+    Thread.sleep(1500); // the watcher notices and starts backing off
+    assertThat(app.get("/work").statusCode()).isEqualTo(200);
+    Thread.sleep(1100);
+    Map<Integer, Integer> burst = burst("/orders/2", 20);
+    assertThat(burst.get(200)).isEqualTo(5);
+    assertThat(burst.get(429)).isEqualTo(15);
+  }
+
+  @Test
+  void leavesTheApplicationsOwnLibrariesAlone() throws Exception {
+    String libs = app.get("/libs").body();
+    assertThat(libs)
+        .contains("\"byteBuddy\":\"made by the app's Byte Buddy\"")
+        .contains("\"netty\":42")
+        .contains("\"agentClassesVisible\":false")
+        .contains("\"agentInternalsVisible\":false")
+        .contains("{\\\"k\\\":\\\"v\\\"}");
+  }
+
+  /**
+   * When the agent applied {@code content}, from its log line {@code applied rules ... md5=...}, in
+   * ms after {@code published}; -1 if not found. A measurement for the log, not an assertion.
+   */
+  long millisUntilApplied(Instant published, String content) throws Exception {
+    String md5 =
+        HexFormat.of()
+            .formatHex(
+                MessageDigest.getInstance("MD5").digest(content.getBytes(StandardCharsets.UTF_8)));
+    try (var files = Files.list(WORK_DIR.resolve(appName()))) {
+      for (Path log : files.filter(p -> p.getFileName().toString().endsWith(".log")).toList()) {
+        for (String line : Files.readAllLines(log)) {
+          if (line.contains("applied rules") && line.endsWith("md5=" + md5)) {
+            Instant applied = Instant.parse(line.substring(0, line.indexOf(' ')));
+            if (!applied.isBefore(published)) {
+              return Duration.between(published, applied).toMillis();
+            }
+          }
+        }
+      }
+    }
+    return -1;
+  }
+
+  /** Everything the agents started for this application wrote to their logs. */
+  String agentLog() throws Exception {
+    StringBuilder all = new StringBuilder();
+    try (var files = Files.list(WORK_DIR.resolve(appName()))) {
+      for (Path log : files.filter(p -> p.getFileName().toString().endsWith(".log")).toList()) {
+        all.append(Files.readString(log));
+      }
+    }
+    return all.toString();
+  }
+
+  /** Sends {@code n} requests one after another; counts by status. */
+  Map<Integer, Integer> burst(String path, int n) throws Exception {
+    Map<Integer, Integer> byStatus = new HashMap<>();
+    for (int i = 0; i < n; i++) {
+      byStatus.merge(app.get(path).statusCode(), 1, Integer::sum);
+    }
+    return byStatus;
+  }
+
+  HttpResponse<String> awaitStatus(String path, int status) throws Exception {
+    HttpResponse<String> response = app.get(path);
+    for (int i = 0; i < 100 && response.statusCode() != status; i++) {
+      response = app.get(path);
+    }
+    assertThat(response.statusCode()).isEqualTo(status);
+    return response;
+  }
+
+  Map<String, Long> callCounts(String client, int n) throws Exception {
+    String body = app.get("/call/" + client + "?n=" + n + "&base=" + app.base()).body();
+    Map<String, Long> counts = new HashMap<>();
+    Matcher m = Pattern.compile("\"(ok|blocked|other|elapsedMs)\":(\\d+)").matcher(body);
+    while (m.find()) {
+      counts.put(m.group(1), Long.parseLong(m.group(2)));
+    }
+    assertThat(counts).as(body).containsKeys("ok", "blocked", "other", "elapsedMs");
+    return counts;
+  }
+
+  static void deleteRecursively(Path dir) throws Exception {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (var paths = Files.walk(dir)) {
+      paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    }
+  }
+}

@@ -1,0 +1,162 @@
+package io.sluice.flow;
+
+/**
+ * A handle on one named resource, resolved once with {@link FlowRegistry#resource(String,
+ * Direction)} and kept: per call only the handle is used. Thread-safe.
+ *
+ * <p>{@code tryAcquire} decides on a call and returns a {@code long} permit (see {@link Permit});
+ * it never throws for a block, never sleeps and allocates nothing. Release every admitted permit
+ * exactly once, from any thread; releasing a blocked or {@link Permit#UNGOVERNED} permit does
+ * nothing. {@code enter} wraps the same for synchronous code in try-with-resources.
+ *
+ * <p>Arguments, all optional (null): {@code origin} is the calling application (matched by {@code
+ * limitApp} of flow and authority rules), {@code entrance} is the entry resource the call came
+ * through (matched by CHAIN flow rules), {@code param} is argument 0 for hot-parameter rules, and
+ * {@code args} gives all arguments for rules with another {@code paramIdx}.
+ */
+public final class Resource {
+
+  private final String name;
+  private final boolean inbound;
+  private final FlowRegistry registry;
+  private ResourceNode node;
+
+  Resource(String name, ResourceNode node, boolean inbound, FlowRegistry registry) {
+    this.name = name;
+    this.node = node;
+    this.inbound = inbound;
+    this.registry = registry;
+  }
+
+  /** The resource name this handle was resolved for. */
+  public String name() {
+    return name;
+  }
+
+  /** Whether system rules protect this handle's calls. */
+  public Direction direction() {
+    return inbound ? Direction.INBOUND : Direction.OUTBOUND;
+  }
+
+  /**
+   * Whether this handle shares the overflow resource because the registry was full when it was
+   * resolved (and no rule has named it since).
+   */
+  public boolean isOverflow() {
+    return node().overflow;
+  }
+
+  /** Decides on a call with no origin, entrance or parameter. */
+  public long tryAcquire() {
+    return node().acquire(registry, inbound, null, null, null, null);
+  }
+
+  /** Decides on a call from {@code origin}. */
+  public long tryAcquire(String origin) {
+    return node().acquire(registry, inbound, origin, null, null, null);
+  }
+
+  /** Decides on a call from {@code origin} with hot-parameter argument {@code param}. */
+  public long tryAcquire(String origin, Object param) {
+    return node().acquire(registry, inbound, origin, null, param, null);
+  }
+
+  /** Decides on a call from {@code origin} that came through {@code entrance}. */
+  public long tryAcquire(String origin, String entrance, Object param) {
+    return node().acquire(registry, inbound, origin, entrance, param, null);
+  }
+
+  /** Decides on a call whose arguments are {@code args} (for any {@code paramIdx}). */
+  public long tryAcquireArgs(String origin, String entrance, Object[] args) {
+    return node().acquire(registry, inbound, origin, entrance, null, args);
+  }
+
+  /** Releases a call that succeeded. */
+  public void release(long permit) {
+    release(permit, false);
+  }
+
+  /** Releases a call; {@code failed} counts it as an error for statistics and breakers. */
+  public void release(long permit, boolean failed) {
+    if (permit > 0) {
+      node().release(registry, permit, failed);
+    }
+  }
+
+  /** Releases a call; a non-null {@code error} counts it as an error. */
+  public void release(long permit, Throwable error) {
+    release(permit, error != null);
+  }
+
+  /**
+   * For an admitted permit of a paced call ({@link Permit#mustWait}), the ns left until its
+   * scheduled start; 0 when it may start now (or the permit was never paced).
+   */
+  public long waitNanos(long permit) {
+    if (!Permit.mustWait(permit)) {
+      return 0;
+    }
+    return Math.max(0, Permit.startNanos(permit) - registry.now());
+  }
+
+  /** A description of the rule that blocked {@code permit}, or null if it was admitted. */
+  public String describeBlock(long permit) {
+    return registry.describeBlock(permit);
+  }
+
+  /** Enters for synchronous code: see {@link #enter(String, String, Object)}. */
+  public Entry enter() {
+    return enter(null, null, null);
+  }
+
+  /** Enters for synchronous code: see {@link #enter(String, String, Object)}. */
+  public Entry enter(String origin) {
+    return enter(origin, null, null);
+  }
+
+  /** Enters for synchronous code: see {@link #enter(String, String, Object)}. */
+  public Entry enter(String origin, Object param) {
+    return enter(origin, null, param);
+  }
+
+  /**
+   * Enters for synchronous code, waiting for a paced call's turn with the registry's {@link
+   * Sleeper} (an interrupt cuts the wait short and stays set).
+   *
+   * @throws BlockedException whose subclass and message name the rule that blocked
+   */
+  public Entry enter(String origin, String entrance, Object param) {
+    long permit = tryAcquire(origin, entrance, param);
+    if (permit < 0) {
+      throw BlockedException.of(Permit.blockedBy(permit), name, describeBlock(permit));
+    }
+    long wait = waitNanos(permit);
+    while (wait > 0 && !Thread.currentThread().isInterrupted()) {
+      registry.sleeper().sleep(wait);
+      wait = waitNanos(permit);
+    }
+    return new Entry(this, permit);
+  }
+
+  /** A snapshot of this resource's statistics, or null if it records none (no rule applies). */
+  public ResourceStatistics statistics() {
+    return registry.statisticsOf(node());
+  }
+
+  private ResourceNode node() {
+    ResourceNode n = node;
+    if (n.overflow) {
+      ResourceNode own = registry.existingNode(name);
+      if (own != null) {
+        node = own;
+        return own;
+      }
+    }
+    return n;
+  }
+
+  @Override
+  public String toString() {
+    return name + (inbound ? " (inbound)" : " (outbound)");
+  }
+}

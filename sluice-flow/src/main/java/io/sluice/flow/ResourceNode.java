@@ -1,0 +1,79 @@
+package io.sluice.flow;
+
+import io.sluice.flow.internal.rule.RuleSpec;
+import io.sluice.flow.internal.stats.LiveStatistics;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The state of one resource: its compiled {@link Guard} (swapped whole on a rule change), its
+ * statistics, its concurrency counter, and the admission state of its rules keyed by rule (so an
+ * unchanged rule keeps its state across reloads).
+ *
+ * <p>Concurrency: {@code guard} is written under the registry's rule lock and read by any caller;
+ * {@code ruleStates} and {@code statistics} creation happen only under that lock; the counters are
+ * atomics.
+ */
+final class ResourceNode {
+
+  final String name;
+  final boolean overflow;
+  final AtomicLong concurrency = new AtomicLong();
+  final Resource inboundHandle;
+  final Resource outboundHandle;
+  volatile Guard guard = Guard.UNGOVERNED;
+  volatile LiveStatistics statistics;
+  Map<RuleSpec, Object> ruleStates = new HashMap<>();
+
+  ResourceNode(String name, boolean overflow, FlowRegistry registry) {
+    this.name = name;
+    this.overflow = overflow;
+    this.inboundHandle = new Resource(name, this, true, registry);
+    this.outboundHandle = new Resource(name, this, false, registry);
+  }
+
+  /** Creates the statistics on first need; under the rule lock. */
+  LiveStatistics ensureStatistics() {
+    LiveStatistics s = statistics;
+    if (s == null) {
+      s = new LiveStatistics(name);
+      statistics = s;
+    }
+    return s;
+  }
+
+  long acquire(
+      FlowRegistry registry,
+      boolean inbound,
+      String origin,
+      String entrance,
+      Object param,
+      Object[] args) {
+    Guard g = guard;
+    if (!(inbound ? g.governedInbound : g.governedOutbound)) {
+      return Permit.UNGOVERNED;
+    }
+    return g.acquire(this, registry.now(), inbound, origin, entrance, param, args);
+  }
+
+  void release(FlowRegistry registry, long permit, boolean failed) {
+    long start = Permit.startNanos(permit);
+    long now = registry.now();
+    long rt = Math.max(0, now - start);
+    if ((permit & Permit.CONCURRENCY) != 0) {
+      concurrency.decrementAndGet();
+    }
+    if ((permit & Permit.SYSTEM) != 0) {
+      registry.inbound().complete(rt, failed);
+    }
+    LiveStatistics s = statistics;
+    if (s != null) {
+      s.recordCompletion(rt, failed);
+    }
+    Guard g = guard;
+    for (var breaker : g.breakers) {
+      breaker.onComplete(start, now, failed);
+    }
+  }
+}

@@ -1,0 +1,228 @@
+package io.sluice.flow.internal.breaker;
+
+import io.sluice.flow.BreakerListener;
+import io.sluice.flow.BreakerState;
+import io.sluice.flow.internal.rule.DegradeRuleSpec;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One degrade rule's circuit breaker: CLOSED → OPEN when the sliding interval's slow-call ratio,
+ * error ratio or error count passes the threshold (after {@code minRequestAmount} calls); OPEN →
+ * HALF_OPEN once {@code timeWindow} has passed, letting {@code probeCalls} probes through; any bad
+ * probe re-opens, all probes good closes (and restarts the interval). Probes that never come back
+ * are given up after {@code timeWindow}, and new probes are let through.
+ *
+ * <p>The whole state is one {@code long}: the state, probes issued, probes that succeeded, and the
+ * time of the last transition in ms (40 bits). Every transition is a CAS on it, so exactly {@code
+ * probeCalls} probes pass per half-open period and each transition is reported once. A probe is
+ * recognised at release by its entry time: a call that entered at or after the transition to
+ * HALF_OPEN can only have entered as a probe, because every call admitted while CLOSED entered
+ * before the breaker opened, at least {@code timeWindow} (> 0) earlier.
+ *
+ * <p>The closed path costs a volatile read at entry and one CAS on a bucket at release; the
+ * interval is summed only when a bad call is recorded, since only a bad call can push a ratio or
+ * count over its threshold (Sentinel also re-checks on good calls, which can matter only in the
+ * instant {@code minRequestAmount} is reached).
+ */
+public final class CircuitBreaker {
+
+  /** {@link #tryPass} outcomes. */
+  public static final int REJECTED = -1;
+
+  public static final int PASSED = 0;
+  public static final int PROBING = 1;
+
+  private static final long CLOSED = 0;
+  private static final long OPEN = 1;
+  private static final long HALF_OPEN = 2;
+  private static final long STATE_MASK = 3;
+  private static final int ISSUED_SHIFT = 2;
+  private static final int SUCCEEDED_SHIFT = 13;
+  private static final long PROBE_MASK = (1L << 11) - 1;
+  private static final int TIME_SHIFT = 24;
+  private static final long NANOS_PER_MILLI = 1_000_000L;
+
+  private final String resource;
+  private final DegradeRuleSpec rule;
+  private final BreakerListener listener;
+  private final BreakerWindow window;
+  private final long slowNanos;
+  private final AtomicLong state = new AtomicLong(CLOSED);
+
+  public CircuitBreaker(String resource, DegradeRuleSpec rule, BreakerListener listener) {
+    this.resource = resource;
+    this.rule = rule;
+    this.listener = listener;
+    this.window = new BreakerWindow(rule.statIntervalMs() * NANOS_PER_MILLI);
+    this.slowNanos =
+        rule.grade() == DegradeRuleSpec.GRADE_SLOW_RATIO
+            ? (long) Math.min(Long.MAX_VALUE / 2, rule.count() * NANOS_PER_MILLI)
+            : Long.MAX_VALUE;
+  }
+
+  /** The rule this breaker enforces. */
+  public DegradeRuleSpec rule() {
+    return rule;
+  }
+
+  /** The current state. */
+  public BreakerState state() {
+    return toState(state.get() & STATE_MASK);
+  }
+
+  /**
+   * Decides whether a call entering at {@code now} may pass.
+   *
+   * @return {@link #PASSED}, {@link #PROBING} (passed as a half-open probe) or {@link #REJECTED}
+   */
+  public int tryPass(long now) {
+    while (true) {
+      long word = state.get();
+      long current = word & STATE_MASK;
+      if (current == CLOSED) {
+        return PASSED;
+      }
+      long nowMillis = now / NANOS_PER_MILLI;
+      long since = word >>> TIME_SHIFT;
+      if (current == OPEN) {
+        if (nowMillis < since + rule.openMillis()) {
+          return REJECTED;
+        }
+        if (state.compareAndSet(word, halfOpen(nowMillis, 1, 0))) {
+          notify(BreakerState.OPEN, BreakerState.HALF_OPEN);
+          return PROBING;
+        }
+        continue;
+      }
+      long issued = (word >>> ISSUED_SHIFT) & PROBE_MASK;
+      if (issued < rule.probeCalls()) {
+        if (state.compareAndSet(word, word + (1L << ISSUED_SHIFT))) {
+          return PROBING;
+        }
+        continue;
+      }
+      if (nowMillis >= since + rule.openMillis()) {
+        if (state.compareAndSet(word, halfOpen(nowMillis, 1, 0))) {
+          return PROBING;
+        }
+        continue;
+      }
+      return REJECTED;
+    }
+  }
+
+  /** Gives a probe slot back when another rule blocked the call after this breaker passed it. */
+  public void cancelProbe() {
+    while (true) {
+      long word = state.get();
+      long issued = (word >>> ISSUED_SHIFT) & PROBE_MASK;
+      if ((word & STATE_MASK) != HALF_OPEN || issued == 0) {
+        return;
+      }
+      if (state.compareAndSet(word, word - (1L << ISSUED_SHIFT))) {
+        return;
+      }
+    }
+  }
+
+  /**
+   * Records a released call.
+   *
+   * @param startNanos when the call entered
+   * @param now when it was released
+   * @param failed whether the caller reported an error
+   */
+  public void onComplete(long startNanos, long now, boolean failed) {
+    boolean bad =
+        rule.grade() == DegradeRuleSpec.GRADE_SLOW_RATIO ? now - startNanos > slowNanos : failed;
+    long word = state.get();
+    long current = word & STATE_MASK;
+    if (current == CLOSED) {
+      window.record(now, bad);
+      if (bad && thresholdExceeded(now)) {
+        open(word, BreakerState.CLOSED, now);
+      }
+      return;
+    }
+    if (current == HALF_OPEN && startNanos / NANOS_PER_MILLI >= word >>> TIME_SHIFT) {
+      completeProbe(bad, now);
+    }
+  }
+
+  private void completeProbe(boolean bad, long now) {
+    while (true) {
+      long word = state.get();
+      if ((word & STATE_MASK) != HALF_OPEN) {
+        return;
+      }
+      if (bad) {
+        if (open(word, BreakerState.HALF_OPEN, now)) {
+          return;
+        }
+        continue;
+      }
+      long succeeded = ((word >>> SUCCEEDED_SHIFT) & PROBE_MASK) + 1;
+      if (succeeded >= rule.probeCalls()) {
+        if (state.compareAndSet(word, ((now / NANOS_PER_MILLI) << TIME_SHIFT) | CLOSED)) {
+          window.restart(now);
+          notify(BreakerState.HALF_OPEN, BreakerState.CLOSED);
+          return;
+        }
+        continue;
+      }
+      if (state.compareAndSet(word, word + (1L << SUCCEEDED_SHIFT))) {
+        return;
+      }
+    }
+  }
+
+  private boolean open(long word, BreakerState from, long now) {
+    if (state.compareAndSet(word, ((now / NANOS_PER_MILLI) << TIME_SHIFT) | OPEN)) {
+      notify(from, BreakerState.OPEN);
+      return true;
+    }
+    return false;
+  }
+
+  private boolean thresholdExceeded(long now) {
+    long totals = window.totalsAt(now);
+    long total = totals >>> 32;
+    long bad = totals & 0xFFFF_FFFFL;
+    if (total < rule.minRequestAmount()) {
+      return false;
+    }
+    return switch (rule.grade()) {
+      case DegradeRuleSpec.GRADE_SLOW_RATIO -> {
+        double ratio = (double) bad / total;
+        yield ratio > rule.slowRatioThreshold()
+            || (ratio == 1.0 && rule.slowRatioThreshold() == 1.0);
+      }
+      case DegradeRuleSpec.GRADE_ERROR_RATIO -> (double) bad / total > rule.count();
+      default -> bad > rule.count();
+    };
+  }
+
+  private static long halfOpen(long nowMillis, long issued, long succeeded) {
+    return (nowMillis << TIME_SHIFT)
+        | (succeeded << SUCCEEDED_SHIFT)
+        | (issued << ISSUED_SHIFT)
+        | HALF_OPEN;
+  }
+
+  private void notify(BreakerState from, BreakerState to) {
+    if (listener == null) {
+      return;
+    }
+    try {
+      listener.onStateChange(resource, rule.describe(), from, to);
+    } catch (RuntimeException ignored) {
+      // A listener must not break the call that happened to cause the transition.
+    }
+  }
+
+  private static BreakerState toState(long bits) {
+    return bits == CLOSED
+        ? BreakerState.CLOSED
+        : bits == OPEN ? BreakerState.OPEN : BreakerState.HALF_OPEN;
+  }
+}

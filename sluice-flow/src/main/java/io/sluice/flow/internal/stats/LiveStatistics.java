@@ -1,0 +1,404 @@
+package io.sluice.flow.internal.stats;
+
+import io.sluice.flow.ResourceStatistics;
+import io.sluice.flow.WindowStatistics;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/**
+ * One resource's display statistics: what the console and exporters show. It is never consulted for
+ * admission (rules keep their own exact state), so it can be cheap and slightly loose.
+ *
+ * <p><b>Writers</b> (any thread, no lock, no allocation) only add to cumulative counters: passed,
+ * blocked and failed calls, the response-time sum, a latency histogram, and the largest response
+ * time of the current 100 ms tick. There is no per-call window rotation.
+ *
+ * <p><b>Ticks.</b> Windows are built from 100 ms ticks of the caller's clock. The first writer of a
+ * new tick wins a CAS on {@code sampledTick} and files the counters' growth since the previous
+ * sample under the tick in which that growth happened (all of it happened in that tick: any call in
+ * a later tick would have sampled first). Ticks with no calls are filed as empty. A tick's growth
+ * goes into three rings: 100 ms slots (the last second), 1 s slots (the last minute) and 10 s
+ * histogram slots (minute percentiles). Readers add the live growth of the last sampled tick
+ * themselves, so an idle resource's windows are right without any background thread.
+ *
+ * <p><b>Readers</b> copy without locking. Only the sampling writer writes the rings; a reader
+ * racing with it, or a writer adding during a sample, can be off by the calls in that instant.
+ * Memory: about 1 KB of counters, plus about 20 KB of rings allocated at the first sample. The
+ * total's largest response time covers only the last minute.
+ */
+public final class LiveStatistics {
+
+  /** Length of a sub-window. */
+  public static final long TICK_NANOS = 100_000_000L;
+
+  private static final int TICKS_PER_SECOND = 10;
+  private static final int TICKS_PER_HISTOGRAM_SLOT = 100;
+  private static final int TICK_SLOTS = TICKS_PER_SECOND + 1;
+  private static final int SECOND_SLOTS = 61;
+  private static final int HISTOGRAM_SLOTS = 7;
+
+  private static final int PASSED = 0;
+  private static final int BLOCKED = 1;
+  private static final int FAILED = 2;
+  private static final int RT_SUM = 3;
+  private static final int RT_MAX = 4;
+  private static final int FIELDS = 5;
+  private static final int BUCKETS = LatencyHistogram.BUCKETS;
+
+  private static final VarHandle PASSED_COUNT;
+  private static final VarHandle BLOCKED_COUNT;
+  private static final VarHandle FAILED_COUNT;
+  private static final VarHandle RT_SUM_NANOS;
+  private static final VarHandle TICK_MAX_RT;
+
+  static {
+    try {
+      MethodHandles.Lookup lookup = MethodHandles.lookup();
+      PASSED_COUNT = lookup.findVarHandle(LiveStatistics.class, "passedCount", long.class);
+      BLOCKED_COUNT = lookup.findVarHandle(LiveStatistics.class, "blockedCount", long.class);
+      FAILED_COUNT = lookup.findVarHandle(LiveStatistics.class, "failedCount", long.class);
+      RT_SUM_NANOS = lookup.findVarHandle(LiveStatistics.class, "rtSumNanos", long.class);
+      TICK_MAX_RT = lookup.findVarHandle(LiveStatistics.class, "tickMaxRt", long.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  private final String resource;
+
+  // Cumulative counters: any thread adds.
+  private volatile long passedCount;
+  private volatile long blockedCount;
+  private volatile long failedCount;
+  private volatile long rtSumNanos;
+  private volatile long tickMaxRt;
+  private final AtomicLongArray histogram = new AtomicLongArray(BUCKETS);
+  private final AtomicLong sampledTick = new AtomicLong(-1);
+
+  // Written only by the writer that won the tick CAS; read by snapshot readers.
+  private volatile Rings rings;
+
+  public LiveStatistics(String resource) {
+    this.resource = resource;
+  }
+
+  /** Counts an admitted call at {@code now}. */
+  public void recordPass(long now) {
+    sampleIfNewTick(now);
+    PASSED_COUNT.getAndAdd(this, 1L);
+  }
+
+  /** Counts a rejected call at {@code now}. */
+  public void recordBlock(long now) {
+    sampleIfNewTick(now);
+    BLOCKED_COUNT.getAndAdd(this, 1L);
+  }
+
+  /** Counts a completed call: its response time and whether it failed. */
+  public void recordCompletion(long rtNanos, boolean failed) {
+    histogram.getAndIncrement(LatencyHistogram.bucketOf(rtNanos));
+    RT_SUM_NANOS.getAndAdd(this, rtNanos);
+    if (failed) {
+      FAILED_COUNT.getAndAdd(this, 1L);
+    }
+    long max = tickMaxRt;
+    while (rtNanos > max) {
+      long seen = (long) TICK_MAX_RT.compareAndExchange(this, max, rtNanos);
+      if (seen == max) {
+        break;
+      }
+      max = seen;
+    }
+  }
+
+  /** Calls admitted since the statistics began. */
+  public long passedTotal() {
+    return passedCount;
+  }
+
+  /** Calls admitted minus calls completed: the calls in flight. */
+  public long inFlight() {
+    long completed = 0;
+    for (int b = 0; b < BUCKETS; b++) {
+      completed += histogram.get(b);
+    }
+    return Math.max(0, passedCount - completed);
+  }
+
+  private void sampleIfNewTick(long now) {
+    long tick = now / TICK_NANOS;
+    long last = sampledTick.get();
+    if (tick > last && sampledTick.compareAndSet(last, tick)) {
+      sample(last, tick);
+    }
+  }
+
+  /** Files the growth since the previous sample under {@code previousTick}; see the class doc. */
+  private void sample(long previousTick, long tick) {
+    Rings r = rings;
+    if (r == null) {
+      r = new Rings();
+      rings = r;
+    }
+    long[] now = r.scratch;
+    readCumulative(now);
+    now[RT_MAX] = (long) TICK_MAX_RT.getAndSet(this, 0L);
+    if (previousTick >= 0) {
+      long[] delta = r.delta;
+      for (int i = 0; i < delta.length; i++) {
+        delta[i] = i == RT_MAX ? now[i] : now[i] - r.lastSeen[i];
+      }
+      r.file(previousTick, delta);
+    }
+    System.arraycopy(now, 0, r.lastSeen, 0, now.length);
+  }
+
+  private void readCumulative(long[] into) {
+    into[PASSED] = passedCount;
+    into[BLOCKED] = blockedCount;
+    into[FAILED] = failedCount;
+    into[RT_SUM] = rtSumNanos;
+    for (int b = 0; b < BUCKETS; b++) {
+      into[FIELDS + b] = histogram.get(b);
+    }
+  }
+
+  /**
+   * Admitted calls in the last complete second before {@code now}: an allocation-free read for
+   * rules that relate to this resource's traffic.
+   */
+  public long passedInLastSecond(long now) {
+    long currentTick = now / TICK_NANOS;
+    Rings r = rings;
+    long sampled = sampledTick.get();
+    if (r == null || sampled < 0) {
+      return 0;
+    }
+    long sum = 0;
+    for (long t = currentTick - TICKS_PER_SECOND; t < currentTick; t++) {
+      if (t == sampled) {
+        sum += passedCount - r.lastSeen[PASSED];
+      } else if (t < sampled) {
+        int slot = (int) Math.floorMod(t, (long) TICK_SLOTS);
+        if (r.tickOf[slot] == t) {
+          sum += r.ticks[slot][PASSED];
+        }
+      }
+    }
+    return Math.max(0, sum);
+  }
+
+  /**
+   * The last complete second before {@code now}, summarised for system protection: completed calls
+   * and their RT sum, the most completions in one 100 ms sub-window, and the shortest RT (the lower
+   * bound of the lowest histogram bucket used).
+   */
+  public SecondSummary lastSecondSummary(long now) {
+    long currentTick = now / TICK_NANOS;
+    long sampled = sampledTick.get();
+    Rings r = rings;
+    if (r == null || sampled < 0) {
+      return new SecondSummary(0, 0, 0, -1);
+    }
+    long[] live = new long[FIELDS + BUCKETS];
+    readCumulative(live);
+    for (int i = 0; i < live.length; i++) {
+      live[i] = Math.max(0, live[i] - r.lastSeen[i]);
+    }
+    long completed = 0;
+    long rtSum = 0;
+    long maxPerTick = 0;
+    int lowestBucket = BUCKETS;
+    for (long t = currentTick - TICKS_PER_SECOND; t < currentTick; t++) {
+      long[] data = tickData(r, sampled, live, t);
+      long tickCompleted = 0;
+      for (int b = 0; b < BUCKETS; b++) {
+        long n = data[FIELDS + b];
+        if (n > 0) {
+          tickCompleted += n;
+          lowestBucket = Math.min(lowestBucket, b);
+        }
+      }
+      completed += tickCompleted;
+      rtSum += data[RT_SUM];
+      maxPerTick = Math.max(maxPerTick, tickCompleted);
+    }
+    long minRt = lowestBucket == BUCKETS ? -1 : LatencyHistogram.lowerBound(lowestBucket);
+    return new SecondSummary(completed, rtSum, maxPerTick * TICKS_PER_SECOND, minRt);
+  }
+
+  /**
+   * @param completed calls completed in the second
+   * @param rtSumNanos their response times summed
+   * @param maxCompletedPerSecond the busiest sub-window's completions, scaled to a second
+   * @param minRtNanos the shortest response time seen (bucket lower bound), or -1 if none
+   */
+  public record SecondSummary(
+      long completed, long rtSumNanos, long maxCompletedPerSecond, long minRtNanos) {}
+
+  /** A snapshot of the windows ending before {@code now}. */
+  public ResourceStatistics snapshot(long now, long concurrency) {
+    long currentTick = now / TICK_NANOS;
+    long sampled = sampledTick.get();
+    Rings r = rings;
+    long[] live = new long[FIELDS + BUCKETS];
+    long[] total = new long[FIELDS + BUCKETS];
+    readCumulative(total);
+    if (r != null && sampled >= 0) {
+      for (int i = 0; i < live.length; i++) {
+        live[i] = i == RT_MAX ? total[i] : Math.max(0, total[i] - r.lastSeen[i]);
+      }
+    }
+
+    List<WindowStatistics> subWindows = new ArrayList<>(TICKS_PER_SECOND);
+    long[] second = new long[FIELDS + BUCKETS];
+    for (long t = currentTick - TICKS_PER_SECOND; t < currentTick; t++) {
+      long[] tickData = tickData(r, sampled, live, t);
+      subWindows.add(window(tickData, (t + 1) * TICK_NANOS, TICK_NANOS));
+      add(second, tickData);
+    }
+
+    long currentSecond = currentTick / TICKS_PER_SECOND;
+    long[] minute = new long[FIELDS + BUCKETS];
+    for (long s = currentSecond - 60; s < currentSecond; s++) {
+      add(minute, secondData(r, sampled, live, s));
+    }
+    long currentSlot = currentTick / TICKS_PER_HISTOGRAM_SLOT;
+    java.util.Arrays.fill(minute, FIELDS, FIELDS + BUCKETS, 0);
+    for (long h = currentSlot - 6; h < currentSlot; h++) {
+      long[] data = histogramData(r, sampled, live, h);
+      for (int b = 0; b < BUCKETS; b++) {
+        minute[FIELDS + b] += data[b];
+      }
+    }
+
+    total[RT_MAX] = Math.max(minute[RT_MAX], live[RT_MAX]);
+    long secondEnd = currentTick * TICK_NANOS;
+    return new ResourceStatistics(
+        resource,
+        concurrency,
+        window(second, secondEnd, TICKS_PER_SECOND * TICK_NANOS),
+        List.copyOf(subWindows),
+        window(minute, currentSecond * TICKS_PER_SECOND * TICK_NANOS, 60 * 1_000_000_000L),
+        window(total, now, Math.max(1, now)));
+  }
+
+  private static long[] tickData(Rings r, long sampled, long[] live, long t) {
+    if (r == null || sampled < 0 || t > sampled) {
+      return new long[FIELDS + BUCKETS];
+    }
+    if (t == sampled) {
+      return live;
+    }
+    int slot = (int) Math.floorMod(t, (long) TICK_SLOTS);
+    return r.tickOf[slot] == t ? r.ticks[slot] : new long[FIELDS + BUCKETS];
+  }
+
+  private static long[] secondData(Rings r, long sampled, long[] live, long s) {
+    long[] out = new long[FIELDS + BUCKETS];
+    if (r == null || sampled < 0) {
+      return out;
+    }
+    int slot = (int) Math.floorMod(s, (long) SECOND_SLOTS);
+    if (r.secondOf[slot] == s) {
+      System.arraycopy(r.seconds[slot], 0, out, 0, FIELDS);
+    }
+    if (sampled / TICKS_PER_SECOND == s) {
+      add(out, live);
+    }
+    return out;
+  }
+
+  private static long[] histogramData(Rings r, long sampled, long[] live, long h) {
+    long[] out = new long[BUCKETS];
+    if (r == null || sampled < 0) {
+      return out;
+    }
+    int slot = (int) Math.floorMod(h, (long) HISTOGRAM_SLOTS);
+    if (r.histogramOf[slot] == h) {
+      System.arraycopy(r.histograms[slot], 0, out, 0, BUCKETS);
+    }
+    if (sampled / TICKS_PER_HISTOGRAM_SLOT == h) {
+      for (int b = 0; b < BUCKETS; b++) {
+        out[b] += live[FIELDS + b];
+      }
+    }
+    return out;
+  }
+
+  private static void add(long[] into, long[] data) {
+    for (int i = 0; i < into.length && i < data.length; i++) {
+      if (i == RT_MAX) {
+        into[i] = Math.max(into[i], data[i]);
+      } else {
+        into[i] += data[i];
+      }
+    }
+  }
+
+  private static WindowStatistics window(long[] data, long end, long length) {
+    long[] buckets = new long[BUCKETS];
+    System.arraycopy(data, FIELDS, buckets, 0, BUCKETS);
+    return new WindowStatistics(
+        end,
+        length,
+        data[PASSED],
+        data[BLOCKED],
+        data[FAILED],
+        data[RT_SUM],
+        data[RT_MAX],
+        buckets);
+  }
+
+  /** The rings; written only by the sampling writer. */
+  private static final class Rings {
+    final long[] lastSeen = new long[FIELDS + BUCKETS];
+    final long[][] ticks = new long[TICK_SLOTS][FIELDS + BUCKETS];
+    final long[] tickOf = filled(TICK_SLOTS);
+    final long[][] seconds = new long[SECOND_SLOTS][FIELDS];
+    final long[] secondOf = filled(SECOND_SLOTS);
+    final long[][] histograms = new long[HISTOGRAM_SLOTS][BUCKETS];
+    final long[] histogramOf = filled(HISTOGRAM_SLOTS);
+
+    private static long[] filled(int n) {
+      long[] a = new long[n];
+      java.util.Arrays.fill(a, Long.MIN_VALUE);
+      return a;
+    }
+
+    final long[] scratch = new long[FIELDS + BUCKETS];
+    final long[] delta = new long[FIELDS + BUCKETS];
+
+    /**
+     * Files one tick's growth. Ticks arrive in increasing order; a slot whose tag is not the tick
+     * asked for reads as empty, so idle ticks need no filing.
+     */
+    void file(long tick, long[] delta) {
+      int slot = (int) Math.floorMod(tick, (long) TICK_SLOTS);
+      System.arraycopy(delta, 0, ticks[slot], 0, delta.length);
+      tickOf[slot] = tick;
+      long second = tick / TICKS_PER_SECOND;
+      int s = (int) Math.floorMod(second, (long) SECOND_SLOTS);
+      if (secondOf[s] != second) {
+        java.util.Arrays.fill(seconds[s], 0);
+        secondOf[s] = second;
+      }
+      for (int i = 0; i < FIELDS; i++) {
+        seconds[s][i] = i == RT_MAX ? Math.max(seconds[s][i], delta[i]) : seconds[s][i] + delta[i];
+      }
+      long period = tick / TICKS_PER_HISTOGRAM_SLOT;
+      int h = (int) Math.floorMod(period, (long) HISTOGRAM_SLOTS);
+      if (histogramOf[h] != period) {
+        java.util.Arrays.fill(histograms[h], 0);
+        histogramOf[h] = period;
+      }
+      for (int b = 0; b < BUCKETS; b++) {
+        histograms[h][b] += delta[FIELDS + b];
+      }
+    }
+  }
+}
