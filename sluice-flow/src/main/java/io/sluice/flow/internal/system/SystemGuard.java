@@ -215,10 +215,14 @@ public final class SystemGuard {
     sample(now);
   }
 
-  /** Takes one sample and updates the controller; exposed for tests and executors. */
+  /**
+   * Takes one sample at {@code now} and updates the controller; the next automatic sample is due
+   * one interval later. Public so tests (and schedulers) can drive sampling themselves.
+   */
   public void sample(long now) {
     Controller c = controller;
     synchronized (c) {
+      c.nextSampleAt.set(now + SAMPLE_INTERVAL_NANOS);
       double factor = MAX_STEP;
       boolean rtLimits = false;
       if (highestCpu >= 0) {
