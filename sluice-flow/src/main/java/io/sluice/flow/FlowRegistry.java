@@ -161,14 +161,12 @@ public final class FlowRegistry {
       if (kind == RuleKind.SYSTEM) {
         system = SystemGuard.of(rules.systemRules(), system, inbound, loadSource, executor);
       }
+      // Every name a rule mentions gets state, whatever the cap; all exist before any compiles,
+      // since a RELATE rule's guard points at the related resource's statistics.
       for (String name : rules.namedResources()) {
-        if (!nodes.containsKey(name)) {
-          createNode(name);
-        }
-      }
-      for (String name : rules.namedResources()) {
+        ResourceNode node = nodes.computeIfAbsent(name, n -> new ResourceNode(n, false, this));
         if (rules.isRelated(name)) {
-          nodes.get(name).ensureStatistics();
+          node.ensureStatistics();
         }
       }
       for (ResourceNode node : nodes.values()) {
