@@ -53,6 +53,7 @@ public final class FlowRegistry {
 
   private final Ticker ticker;
   private final long origin;
+  private final Ticker relativeClock = this::now;
   private final Sleeper sleeper;
   private final Executor executor;
   private final SystemLoadSource loadSource;
@@ -359,7 +360,7 @@ public final class FlowRegistry {
       CircuitBreaker breaker =
           previous.get(spec) instanceof CircuitBreaker kept
               ? kept
-              : new CircuitBreaker(name, spec, breakerListener);
+              : new CircuitBreaker(name, spec, breakerListener, relativeClock);
       states.put(spec, breaker);
       breakers[i] = breaker;
       breakerSerials[i] = serials.get(spec);
@@ -439,6 +440,13 @@ public final class FlowRegistry {
     List<FlowCheck> other = new ArrayList<>(forOther);
     other.addAll(forAll);
 
+    boolean timeEveryCall = false;
+    for (CircuitBreaker breaker : breakers) {
+      timeEveryCall |= breaker.needsResponseTimes();
+    }
+    boolean timeEveryInboundCall =
+        timeEveryCall || (systemGuard != null && systemGuard.needsResponseTimes());
+
     node.ruleStates = states;
     node.guard =
         new Guard(
@@ -455,7 +463,9 @@ public final class FlowRegistry {
             unknownOrigin,
             Map.copyOf(namedOrigin),
             other.toArray(new FlowCheck[0]),
-            !forNamed.isEmpty() || !forOther.isEmpty());
+            !forNamed.isEmpty() || !forOther.isEmpty(),
+            timeEveryCall,
+            timeEveryInboundCall);
   }
 
   private static void place(

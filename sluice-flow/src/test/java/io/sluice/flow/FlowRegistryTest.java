@@ -494,6 +494,25 @@ class FlowRegistryTest {
   }
 
   @Test
+  void timesEveryCallForASlowCallBreakerButOnlyASampleOtherwise() {
+    registry.load(
+        RuleKind.DEGRADE, "[{\"resource\":\"slow\",\"grade\":0,\"count\":5,\"timeWindow\":1}]");
+    registry.load(RuleKind.FLOW, "[{\"resource\":\"fast\",\"count\":1000}]");
+    Resource slow = registry.resource("slow");
+    Resource fast = registry.resource("fast");
+    ticker.advanceMillis(1000 - (registry.now() / MS) % 1000);
+    for (int i = 0; i < 10; i++) {
+      // Ten calls at the same instant: within one 10 us sample gap.
+      slow.release(slow.tryAcquire());
+      fast.release(fast.tryAcquire());
+    }
+    ticker.advanceMillis(1000);
+    assertThat(slow.statistics().lastSecond().timedCompletions()).isEqualTo(10);
+    assertThat(fast.statistics().lastSecond().timedCompletions()).isEqualTo(1);
+    assertThat(fast.statistics().lastSecond().completed()).isEqualTo(10);
+  }
+
+  @Test
   void recordsStatisticsForEveryResourceWhenAskedTo() {
     FlowRegistry all =
         FlowRegistry.builder().ticker(ticker).statisticsForAllResources(true).build();

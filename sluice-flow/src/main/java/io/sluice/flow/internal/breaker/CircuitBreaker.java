@@ -2,6 +2,7 @@ package io.sluice.flow.internal.breaker;
 
 import io.sluice.flow.BreakerListener;
 import io.sluice.flow.BreakerState;
+import io.sluice.flow.Ticker;
 import io.sluice.flow.internal.rule.DegradeRuleSpec;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -22,7 +23,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>The closed path costs a volatile read at entry and one CAS on a bucket at release; the
  * interval is summed only when a bad call is recorded, since only a bad call can push a ratio or
  * count over its threshold (Sentinel also re-checks on good calls, which can matter only in the
- * instant {@code minRequestAmount} is reached).
+ * instant {@code minRequestAmount} is reached). Error breakers do not need a call's response time:
+ * an untimed call is counted in the bucket of its entry time, and the clock is read only for a
+ * state transition. Slow-call breakers need every call timed (their guard sees to it).
  */
 public final class CircuitBreaker {
 
@@ -45,19 +48,30 @@ public final class CircuitBreaker {
   private final String resource;
   private final DegradeRuleSpec rule;
   private final BreakerListener listener;
+  private final Ticker clock;
   private final BreakerWindow window;
   private final long slowNanos;
   private final AtomicLong state = new AtomicLong(CLOSED);
 
-  public CircuitBreaker(String resource, DegradeRuleSpec rule, BreakerListener listener) {
+  /**
+   * @param clock the owner's clock (ns since its origin), read for transitions of untimed calls
+   */
+  public CircuitBreaker(
+      String resource, DegradeRuleSpec rule, BreakerListener listener, Ticker clock) {
     this.resource = resource;
     this.rule = rule;
     this.listener = listener;
+    this.clock = clock;
     this.window = new BreakerWindow(rule.statIntervalMs() * NANOS_PER_MILLI);
     this.slowNanos =
         rule.grade() == DegradeRuleSpec.GRADE_SLOW_RATIO
             ? (long) Math.min(Long.MAX_VALUE / 2, rule.count() * NANOS_PER_MILLI)
             : Long.MAX_VALUE;
+  }
+
+  /** Whether the breaker judges calls by their response time (so every call must be timed). */
+  public boolean needsResponseTimes() {
+    return rule.grade() == DegradeRuleSpec.GRADE_SLOW_RATIO;
   }
 
   /** The rule this breaker enforces. */
@@ -129,23 +143,26 @@ public final class CircuitBreaker {
    * Records a released call.
    *
    * @param startNanos when the call entered
-   * @param now when it was released
+   * @param endNanos when it was released, or -1 if the call was not timed
    * @param failed whether the caller reported an error
    */
-  public void onComplete(long startNanos, long now, boolean failed) {
+  public void onComplete(long startNanos, long endNanos, boolean failed) {
     boolean bad =
-        rule.grade() == DegradeRuleSpec.GRADE_SLOW_RATIO ? now - startNanos > slowNanos : failed;
+        rule.grade() == DegradeRuleSpec.GRADE_SLOW_RATIO
+            ? endNanos >= 0 && endNanos - startNanos > slowNanos
+            : failed;
     long word = state.get();
     long current = word & STATE_MASK;
     if (current == CLOSED) {
-      window.record(now, bad);
-      if (bad && thresholdExceeded(now)) {
-        open(word, BreakerState.CLOSED, now);
+      long at = endNanos >= 0 ? endNanos : startNanos;
+      window.record(at, bad);
+      if (bad && thresholdExceeded(at)) {
+        open(word, BreakerState.CLOSED, endNanos >= 0 ? endNanos : clock.read());
       }
       return;
     }
     if (current == HALF_OPEN && startNanos / NANOS_PER_MILLI >= word >>> TIME_SHIFT) {
-      completeProbe(bad, now);
+      completeProbe(bad, endNanos >= 0 ? endNanos : clock.read());
     }
   }
 

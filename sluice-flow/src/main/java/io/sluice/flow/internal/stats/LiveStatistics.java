@@ -14,8 +14,14 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * admission (rules keep their own exact state), so it can be cheap and slightly loose.
  *
  * <p><b>Writers</b> (any thread, no lock, no allocation) only add to cumulative counters: passed,
- * blocked and failed calls, the response-time sum, a latency histogram, and the largest response
- * time of the current 100 ms tick. There is no per-call window rotation.
+ * blocked, failed and untimed calls, the response-time sum, a latency histogram, and the largest
+ * response time of the current 100 ms tick. There is no per-call window rotation.
+ *
+ * <p><b>Timing.</b> Reading the clock at release costs as much as the rest of a call, so a call is
+ * timed only when a rule needs its response time, or when {@link #claimTimedSample} lets it: at
+ * most one call per {@value #TIMED_SAMPLE_GAP_NANOS} ns per resource, which is every call up to
+ * 100,000 calls per second. Counts are exact; the RT sum, mean, maximum and percentiles describe
+ * the timed calls (all of them at moderate rates, a sample above).
  *
  * <p><b>Ticks.</b> Windows are built from 100 ms ticks of the caller's clock. The first writer of a
  * new tick wins a CAS on {@code sampledTick} and files the counters' growth since the previous
@@ -35,6 +41,9 @@ public final class LiveStatistics {
   /** Length of a sub-window. */
   public static final long TICK_NANOS = 100_000_000L;
 
+  /** At most one sampled (timed) call per this many ns per resource. */
+  public static final long TIMED_SAMPLE_GAP_NANOS = 10_000L;
+
   private static final int TICKS_PER_SECOND = 10;
   private static final int TICKS_PER_HISTOGRAM_SLOT = 100;
   private static final int TICK_SLOTS = TICKS_PER_SECOND + 1;
@@ -46,7 +55,8 @@ public final class LiveStatistics {
   private static final int FAILED = 2;
   private static final int RT_SUM = 3;
   private static final int RT_MAX = 4;
-  private static final int FIELDS = 5;
+  private static final int UNTIMED = 5;
+  private static final int FIELDS = 6;
   private static final int BUCKETS = LatencyHistogram.BUCKETS;
 
   private static final VarHandle PASSED_COUNT;
@@ -54,6 +64,8 @@ public final class LiveStatistics {
   private static final VarHandle FAILED_COUNT;
   private static final VarHandle RT_SUM_NANOS;
   private static final VarHandle TICK_MAX_RT;
+  private static final VarHandle UNTIMED_COUNT;
+  private static final VarHandle NEXT_TIMED_AT;
 
   static {
     try {
@@ -63,6 +75,8 @@ public final class LiveStatistics {
       FAILED_COUNT = lookup.findVarHandle(LiveStatistics.class, "failedCount", long.class);
       RT_SUM_NANOS = lookup.findVarHandle(LiveStatistics.class, "rtSumNanos", long.class);
       TICK_MAX_RT = lookup.findVarHandle(LiveStatistics.class, "tickMaxRt", long.class);
+      UNTIMED_COUNT = lookup.findVarHandle(LiveStatistics.class, "untimedCount", long.class);
+      NEXT_TIMED_AT = lookup.findVarHandle(LiveStatistics.class, "nextTimedAt", long.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -76,6 +90,8 @@ public final class LiveStatistics {
   private volatile long failedCount;
   private volatile long rtSumNanos;
   private volatile long tickMaxRt;
+  private volatile long untimedCount;
+  private long nextTimedAt = Long.MIN_VALUE;
   private final AtomicLongArray histogram = new AtomicLongArray(BUCKETS);
   private final AtomicLong sampledTick = new AtomicLong(-1);
 
@@ -98,13 +114,33 @@ public final class LiveStatistics {
     BLOCKED_COUNT.getAndAdd(this, 1L);
   }
 
-  /** Counts a completed call: its response time and whether it failed. */
+  /**
+   * Whether a call entering at {@code now} should be timed for the statistics: true for at most one
+   * call per {@link #TIMED_SAMPLE_GAP_NANOS}. Racing callers may both win; that only times a call
+   * more.
+   */
+  public boolean claimTimedSample(long now) {
+    if (now < (long) NEXT_TIMED_AT.getOpaque(this)) {
+      return false;
+    }
+    NEXT_TIMED_AT.setOpaque(this, now + TIMED_SAMPLE_GAP_NANOS);
+    return true;
+  }
+
+  /**
+   * Counts a completed call: its response time ({@code < 0} for an untimed call) and whether it
+   * failed.
+   */
   public void recordCompletion(long rtNanos, boolean failed) {
-    histogram.getAndIncrement(LatencyHistogram.bucketOf(rtNanos));
-    RT_SUM_NANOS.getAndAdd(this, rtNanos);
     if (failed) {
       FAILED_COUNT.getAndAdd(this, 1L);
     }
+    if (rtNanos < 0) {
+      UNTIMED_COUNT.getAndAdd(this, 1L);
+      return;
+    }
+    histogram.getAndIncrement(LatencyHistogram.bucketOf(rtNanos));
+    RT_SUM_NANOS.getAndAdd(this, rtNanos);
     long max = tickMaxRt;
     while (rtNanos > max) {
       long seen = (long) TICK_MAX_RT.compareAndExchange(this, max, rtNanos);
@@ -122,7 +158,7 @@ public final class LiveStatistics {
 
   /** Calls admitted minus calls completed: the calls in flight. */
   public long inFlight() {
-    long completed = 0;
+    long completed = untimedCount;
     for (int b = 0; b < BUCKETS; b++) {
       completed += histogram.get(b);
     }
@@ -162,6 +198,7 @@ public final class LiveStatistics {
     into[BLOCKED] = blockedCount;
     into[FAILED] = failedCount;
     into[RT_SUM] = rtSumNanos;
+    into[UNTIMED] = untimedCount;
     for (int b = 0; b < BUCKETS; b++) {
       into[FIELDS + b] = histogram.get(b);
     }
@@ -209,30 +246,30 @@ public final class LiveStatistics {
     for (int i = 0; i < live.length; i++) {
       live[i] = Math.max(0, live[i] - r.lastSeen[i]);
     }
-    long completed = 0;
+    long timed = 0;
     long rtSum = 0;
     long maxPerTick = 0;
     int lowestBucket = BUCKETS;
     for (long t = currentTick - TICKS_PER_SECOND; t < currentTick; t++) {
       long[] data = tickData(r, sampled, live, t);
-      long tickCompleted = 0;
+      long tickTimed = 0;
       for (int b = 0; b < BUCKETS; b++) {
         long n = data[FIELDS + b];
         if (n > 0) {
-          tickCompleted += n;
+          tickTimed += n;
           lowestBucket = Math.min(lowestBucket, b);
         }
       }
-      completed += tickCompleted;
+      timed += tickTimed;
       rtSum += data[RT_SUM];
-      maxPerTick = Math.max(maxPerTick, tickCompleted);
+      maxPerTick = Math.max(maxPerTick, tickTimed + data[UNTIMED]);
     }
     long minRt = lowestBucket == BUCKETS ? -1 : LatencyHistogram.lowerBound(lowestBucket);
-    return new SecondSummary(completed, rtSum, maxPerTick * TICKS_PER_SECOND, minRt);
+    return new SecondSummary(timed, rtSum, maxPerTick * TICKS_PER_SECOND, minRt);
   }
 
   /**
-   * @param completed calls completed in the second
+   * @param completed timed calls completed in the second
    * @param rtSumNanos their response times summed
    * @param maxCompletedPerSecond the busiest sub-window's completions, scaled to a second
    * @param minRtNanos the shortest response time seen (bucket lower bound), or -1 if none
@@ -349,6 +386,7 @@ public final class LiveStatistics {
         data[PASSED],
         data[BLOCKED],
         data[FAILED],
+        data[UNTIMED],
         data[RT_SUM],
         data[RT_MAX],
         buckets);

@@ -132,6 +132,14 @@ public final class SystemGuard {
     return current < 0 ? candidate : Math.min(current, candidate);
   }
 
+  /**
+   * Whether inbound calls must all be timed: the average-RT and load thresholds read response
+   * times; QPS, concurrency and CPU thresholds do not.
+   */
+  public boolean needsResponseTimes() {
+    return avgRtMs >= 0 || highestLoad >= 0;
+  }
+
   /** The merged thresholds. */
   public SystemRuleSpec merged() {
     return merged;

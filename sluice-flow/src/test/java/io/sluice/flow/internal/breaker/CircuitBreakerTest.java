@@ -19,6 +19,7 @@ class CircuitBreakerTest {
   private static final long SECOND = 1_000 * MS;
 
   private final List<String> transitions = new ArrayList<>();
+  private long clockNow = -1;
 
   private CircuitBreaker breaker(int grade, double count, int probes) {
     return breaker(grade, count, probes, 1.0);
@@ -28,7 +29,7 @@ class CircuitBreakerTest {
     DegradeRuleSpec rule =
         new DegradeRuleSpec("r", grade, count, slowRatio, 10_000, 5, 1000, probes);
     return new CircuitBreaker(
-        "r", rule, (resource, r, from, to) -> transitions.add(from + "->" + to));
+        "r", rule, (resource, r, from, to) -> transitions.add(from + "->" + to), () -> clockNow);
   }
 
   /** One call entering at {@code at} and completing {@code rtMs} later. */
@@ -93,6 +94,36 @@ class CircuitBreakerTest {
     assertThat(b.state()).isEqualTo(BreakerState.CLOSED); // 2 of 4, below the minimum of 5
     call(b, t, 300, false); // 3 of 5 = 0.6 > 0.5
     assertThat(b.state()).isEqualTo(BreakerState.OPEN);
+  }
+
+  @Test
+  void countsUntimedCallsAtTheirEntryTimeAndReadsTheClockOnlyToOpen() {
+    CircuitBreaker b = breaker(DegradeRuleSpec.GRADE_ERROR_COUNT, 2, 1);
+    long t = 10 * SECOND;
+    for (int i = 0; i < 5; i++) {
+      assertThat(b.tryPass(t)).isEqualTo(CircuitBreaker.PASSED);
+      b.onComplete(t, -1, i < 2);
+    }
+    assertThat(b.state()).isEqualTo(BreakerState.CLOSED);
+    clockNow = t + 40 * MS;
+    b.tryPass(t + 30 * MS);
+    b.onComplete(t + 30 * MS, -1, true);
+    assertThat(b.state()).isEqualTo(BreakerState.OPEN);
+    // Opened at the clock's 40 ms, not at the call's entry: half-open 10 s after that.
+    assertThat(b.tryPass(t + 40 * MS + 10 * SECOND - 1_000_000)).isEqualTo(CircuitBreaker.REJECTED);
+    assertThat(b.tryPass(t + 40 * MS + 10 * SECOND)).isEqualTo(CircuitBreaker.PROBING);
+  }
+
+  @Test
+  void neverJudgesAnUntimedCallSlow() {
+    CircuitBreaker b = breaker(DegradeRuleSpec.GRADE_SLOW_RATIO, 1, 1, 0.1);
+    assertThat(b.needsResponseTimes()).isTrue();
+    long t = 10 * SECOND;
+    for (int i = 0; i < 10; i++) {
+      b.tryPass(t);
+      b.onComplete(t, -1, true);
+    }
+    assertThat(b.state()).isEqualTo(BreakerState.CLOSED);
   }
 
   @Test

@@ -78,6 +78,32 @@ class LiveStatisticsTest {
   }
 
   @Test
+  void countsUntimedCompletionsWithoutTakingThemIntoTheLatencyFigures() {
+    LiveStatistics stats = new LiveStatistics("r");
+    long t = 30 * SECOND;
+    for (int i = 0; i < 4; i++) {
+      stats.recordPass(t);
+      stats.recordCompletion(i == 0 ? 8 * MS : -1, i == 3);
+    }
+    WindowStatistics w = stats.snapshot(t + SECOND, 0).lastSecond();
+    assertThat(w.completed()).isEqualTo(4);
+    assertThat(w.timedCompletions()).isEqualTo(1);
+    assertThat(w.failed()).isEqualTo(1);
+    assertThat(w.averageRtNanos()).isEqualTo(8.0 * MS);
+    assertThat(stats.inFlight()).isZero();
+  }
+
+  @Test
+  void timesAtMostOneCallPerSampleGap() {
+    LiveStatistics stats = new LiveStatistics("r");
+    long t = 30 * SECOND;
+    assertThat(stats.claimTimedSample(t)).isTrue();
+    assertThat(stats.claimTimedSample(t)).isFalse();
+    assertThat(stats.claimTimedSample(t + LiveStatistics.TIMED_SAMPLE_GAP_NANOS - 1)).isFalse();
+    assertThat(stats.claimTimedSample(t + LiveStatistics.TIMED_SAMPLE_GAP_NANOS)).isTrue();
+  }
+
+  @Test
   void derivesCallsInFlightFromPassesAndCompletions() {
     LiveStatistics stats = new LiveStatistics("r");
     stats.recordPass(SECOND);
