@@ -255,8 +255,12 @@ public final class FlowRegistry {
 
   // ---- package-private plumbing for Resource and ResourceNode ----
 
+  /**
+   * Ns since the registry was built; never negative, so a custom ticker that steps back before the
+   * origin cannot corrupt the limiters' packed times (it only makes time stand still).
+   */
   long now() {
-    return ticker.read() - origin;
+    return Math.max(0, ticker.read() - origin);
   }
 
   Sleeper sleeper() {

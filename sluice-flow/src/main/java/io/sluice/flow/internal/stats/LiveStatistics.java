@@ -180,17 +180,33 @@ public final class LiveStatistics {
       r = new Rings();
       rings = r;
     }
-    long[] now = r.scratch;
-    readCumulative(now);
-    now[RT_MAX] = (long) TICK_MAX_RT.getAndSet(this, 0L);
-    if (previousTick >= 0) {
-      long[] delta = r.delta;
-      for (int i = 0; i < delta.length; i++) {
-        delta[i] = i == RT_MAX ? now[i] : now[i] - r.lastSeen[i];
-      }
-      r.file(previousTick, delta);
+    long[] seen = r.lastSeen;
+    long rtMax = (long) TICK_MAX_RT.getAndSet(this, 0L);
+    if (previousTick < 0) {
+      readCumulative(seen);
+      return;
     }
-    System.arraycopy(now, 0, r.lastSeen, 0, now.length);
+    int slot = (int) Math.floorMod(previousTick, (long) TICK_SLOTS);
+    long[] counts = r.tickCounts[slot];
+    int[] buckets = r.tickHistograms[slot];
+    counts[PASSED] = grow(seen, PASSED, passedCount);
+    counts[BLOCKED] = grow(seen, BLOCKED, blockedCount);
+    counts[FAILED] = grow(seen, FAILED, failedCount);
+    counts[RT_SUM] = grow(seen, RT_SUM, rtSumNanos);
+    counts[UNTIMED] = grow(seen, UNTIMED, untimedCount);
+    counts[RT_MAX] = rtMax;
+    for (int b = 0; b < BUCKETS; b++) {
+      buckets[b] = (int) Math.min(Integer.MAX_VALUE, grow(seen, FIELDS + b, histogram.get(b)));
+    }
+    r.tickOf[slot] = previousTick;
+    r.fileInMinute(previousTick, counts, buckets);
+  }
+
+  /** The growth of one cumulative counter since the last sample, remembering the new value. */
+  private static long grow(long[] seen, int index, long current) {
+    long growth = Math.max(0, current - seen[index]);
+    seen[index] = current;
+    return growth;
   }
 
   private void readCumulative(long[] into) {
@@ -222,7 +238,7 @@ public final class LiveStatistics {
       } else if (t < sampled) {
         int slot = (int) Math.floorMod(t, (long) TICK_SLOTS);
         if (r.tickOf[slot] == t) {
-          sum += r.ticks[slot][PASSED];
+          sum += r.tickCounts[slot][PASSED];
         }
       }
     }
@@ -331,8 +347,16 @@ public final class LiveStatistics {
     if (t == sampled) {
       return live;
     }
+    long[] out = new long[FIELDS + BUCKETS];
     int slot = (int) Math.floorMod(t, (long) TICK_SLOTS);
-    return r.tickOf[slot] == t ? r.ticks[slot] : new long[FIELDS + BUCKETS];
+    if (r.tickOf[slot] == t) {
+      System.arraycopy(r.tickCounts[slot], 0, out, 0, FIELDS);
+      int[] buckets = r.tickHistograms[slot];
+      for (int b = 0; b < BUCKETS; b++) {
+        out[FIELDS + b] = buckets[b];
+      }
+    }
+    return out;
   }
 
   private static long[] secondData(Rings r, long sampled, long[] live, long s) {
@@ -342,7 +366,7 @@ public final class LiveStatistics {
     }
     int slot = (int) Math.floorMod(s, (long) SECOND_SLOTS);
     if (r.secondOf[slot] == s) {
-      System.arraycopy(r.seconds[slot], 0, out, 0, FIELDS);
+      System.arraycopy(r.secondCounts[slot], 0, out, 0, FIELDS);
     }
     if (sampled / TICKS_PER_SECOND == s) {
       add(out, live);
@@ -356,8 +380,11 @@ public final class LiveStatistics {
       return out;
     }
     int slot = (int) Math.floorMod(h, (long) HISTOGRAM_SLOTS);
-    if (r.histogramOf[slot] == h) {
-      System.arraycopy(r.histograms[slot], 0, out, 0, BUCKETS);
+    if (r.periodOf[slot] == h) {
+      int[] buckets = r.periodHistograms[slot];
+      for (int b = 0; b < BUCKETS; b++) {
+        out[b] = buckets[b];
+      }
     }
     if (sampled / TICKS_PER_HISTOGRAM_SLOT == h) {
       for (int b = 0; b < BUCKETS; b++) {
@@ -392,15 +419,19 @@ public final class LiveStatistics {
         buckets);
   }
 
-  /** The rings; written only by the sampling writer. */
+  /**
+   * The rings; written only by the sampling writer. Histogram growth per tick or per 10 s fits an
+   * {@code int} (it saturates rather than wraps), which halves their memory.
+   */
   private static final class Rings {
     final long[] lastSeen = new long[FIELDS + BUCKETS];
-    final long[][] ticks = new long[TICK_SLOTS][FIELDS + BUCKETS];
+    final long[][] tickCounts = new long[TICK_SLOTS][FIELDS];
+    final int[][] tickHistograms = new int[TICK_SLOTS][BUCKETS];
     final long[] tickOf = filled(TICK_SLOTS);
-    final long[][] seconds = new long[SECOND_SLOTS][FIELDS];
+    final long[][] secondCounts = new long[SECOND_SLOTS][FIELDS];
     final long[] secondOf = filled(SECOND_SLOTS);
-    final long[][] histograms = new long[HISTOGRAM_SLOTS][BUCKETS];
-    final long[] histogramOf = filled(HISTOGRAM_SLOTS);
+    final int[][] periodHistograms = new int[HISTOGRAM_SLOTS][BUCKETS];
+    final long[] periodOf = filled(HISTOGRAM_SLOTS);
 
     private static long[] filled(int n) {
       long[] a = new long[n];
@@ -408,34 +439,30 @@ public final class LiveStatistics {
       return a;
     }
 
-    final long[] scratch = new long[FIELDS + BUCKETS];
-    final long[] delta = new long[FIELDS + BUCKETS];
-
     /**
-     * Files one tick's growth. Ticks arrive in increasing order; a slot whose tag is not the tick
-     * asked for reads as empty, so idle ticks need no filing.
+     * Adds one tick's growth to its second and its 10 s period. Ticks arrive in increasing order; a
+     * slot whose tag is not the one asked for reads as empty, so idle time needs no filing.
      */
-    void file(long tick, long[] delta) {
-      int slot = (int) Math.floorMod(tick, (long) TICK_SLOTS);
-      System.arraycopy(delta, 0, ticks[slot], 0, delta.length);
-      tickOf[slot] = tick;
+    void fileInMinute(long tick, long[] counts, int[] buckets) {
       long second = tick / TICKS_PER_SECOND;
       int s = (int) Math.floorMod(second, (long) SECOND_SLOTS);
       if (secondOf[s] != second) {
-        java.util.Arrays.fill(seconds[s], 0);
+        java.util.Arrays.fill(secondCounts[s], 0);
         secondOf[s] = second;
       }
+      long[] target = secondCounts[s];
       for (int i = 0; i < FIELDS; i++) {
-        seconds[s][i] = i == RT_MAX ? Math.max(seconds[s][i], delta[i]) : seconds[s][i] + delta[i];
+        target[i] = i == RT_MAX ? Math.max(target[i], counts[i]) : target[i] + counts[i];
       }
       long period = tick / TICKS_PER_HISTOGRAM_SLOT;
       int h = (int) Math.floorMod(period, (long) HISTOGRAM_SLOTS);
-      if (histogramOf[h] != period) {
-        java.util.Arrays.fill(histograms[h], 0);
-        histogramOf[h] = period;
+      if (periodOf[h] != period) {
+        java.util.Arrays.fill(periodHistograms[h], 0);
+        periodOf[h] = period;
       }
+      int[] histogram = periodHistograms[h];
       for (int b = 0; b < BUCKETS; b++) {
-        histograms[h][b] += delta[FIELDS + b];
+        histogram[b] = (int) Math.min(Integer.MAX_VALUE, (long) histogram[b] + buckets[b]);
       }
     }
   }
