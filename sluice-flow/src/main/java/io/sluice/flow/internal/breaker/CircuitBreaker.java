@@ -4,7 +4,8 @@ import io.sluice.flow.BreakerListener;
 import io.sluice.flow.BreakerState;
 import io.sluice.flow.Ticker;
 import io.sluice.flow.internal.rule.DegradeRuleSpec;
-import java.util.concurrent.atomic.AtomicLong;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 
 /**
  * One degrade rule's circuit breaker: CLOSED → OPEN when the sliding interval's slow-call ratio,
@@ -44,6 +45,16 @@ public final class CircuitBreaker {
   private static final long PROBE_MASK = (1L << 11) - 1;
   private static final int TIME_SHIFT = 24;
   private static final long NANOS_PER_MILLI = 1_000_000L;
+  private static final VarHandle STATE_WORD;
+
+  static {
+    try {
+      STATE_WORD =
+          MethodHandles.lookup().findVarHandle(CircuitBreaker.class, "stateWord", long.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
 
   private final String resource;
   private final DegradeRuleSpec rule;
@@ -51,7 +62,9 @@ public final class CircuitBreaker {
   private final Ticker clock;
   private final BreakerWindow window;
   private final long slowNanos;
-  private final AtomicLong state = new AtomicLong(CLOSED);
+
+  /** The packed state word (see the class doc); CAS only. */
+  private volatile long stateWord = CLOSED;
 
   /**
    * @param clock the owner's clock (ns since its origin), read for transitions of untimed calls
@@ -81,7 +94,7 @@ public final class CircuitBreaker {
 
   /** The current state. */
   public BreakerState state() {
-    return toState(state.get() & STATE_MASK);
+    return toState(stateWord & STATE_MASK);
   }
 
   /**
@@ -91,7 +104,7 @@ public final class CircuitBreaker {
    */
   public int tryPass(long now) {
     while (true) {
-      long word = state.get();
+      long word = stateWord;
       long current = word & STATE_MASK;
       if (current == CLOSED) {
         return PASSED;
@@ -102,7 +115,7 @@ public final class CircuitBreaker {
         if (nowMillis < since + rule.openMillis()) {
           return REJECTED;
         }
-        if (state.compareAndSet(word, halfOpen(nowMillis, 1, 0))) {
+        if (STATE_WORD.compareAndSet(this, word, halfOpen(nowMillis, 1, 0))) {
           notify(BreakerState.OPEN, BreakerState.HALF_OPEN);
           return PROBING;
         }
@@ -110,13 +123,13 @@ public final class CircuitBreaker {
       }
       long issued = (word >>> ISSUED_SHIFT) & PROBE_MASK;
       if (issued < rule.probeCalls()) {
-        if (state.compareAndSet(word, word + (1L << ISSUED_SHIFT))) {
+        if (STATE_WORD.compareAndSet(this, word, word + (1L << ISSUED_SHIFT))) {
           return PROBING;
         }
         continue;
       }
       if (nowMillis >= since + rule.openMillis()) {
-        if (state.compareAndSet(word, halfOpen(nowMillis, 1, 0))) {
+        if (STATE_WORD.compareAndSet(this, word, halfOpen(nowMillis, 1, 0))) {
           return PROBING;
         }
         continue;
@@ -128,12 +141,12 @@ public final class CircuitBreaker {
   /** Gives a probe slot back when another rule blocked the call after this breaker passed it. */
   public void cancelProbe() {
     while (true) {
-      long word = state.get();
+      long word = stateWord;
       long issued = (word >>> ISSUED_SHIFT) & PROBE_MASK;
       if ((word & STATE_MASK) != HALF_OPEN || issued == 0) {
         return;
       }
-      if (state.compareAndSet(word, word - (1L << ISSUED_SHIFT))) {
+      if (STATE_WORD.compareAndSet(this, word, word - (1L << ISSUED_SHIFT))) {
         return;
       }
     }
@@ -151,7 +164,7 @@ public final class CircuitBreaker {
         rule.grade() == DegradeRuleSpec.GRADE_SLOW_RATIO
             ? endNanos >= 0 && endNanos - startNanos > slowNanos
             : failed;
-    long word = state.get();
+    long word = stateWord;
     long current = word & STATE_MASK;
     if (current == CLOSED) {
       long at = endNanos >= 0 ? endNanos : startNanos;
@@ -168,7 +181,7 @@ public final class CircuitBreaker {
 
   private void completeProbe(boolean bad, long now) {
     while (true) {
-      long word = state.get();
+      long word = stateWord;
       if ((word & STATE_MASK) != HALF_OPEN) {
         return;
       }
@@ -180,21 +193,22 @@ public final class CircuitBreaker {
       }
       long succeeded = ((word >>> SUCCEEDED_SHIFT) & PROBE_MASK) + 1;
       if (succeeded >= rule.probeCalls()) {
-        if (state.compareAndSet(word, ((now / NANOS_PER_MILLI) << TIME_SHIFT) | CLOSED)) {
+        if (STATE_WORD.compareAndSet(
+            this, word, ((now / NANOS_PER_MILLI) << TIME_SHIFT) | CLOSED)) {
           window.restart(now);
           notify(BreakerState.HALF_OPEN, BreakerState.CLOSED);
           return;
         }
         continue;
       }
-      if (state.compareAndSet(word, word + (1L << SUCCEEDED_SHIFT))) {
+      if (STATE_WORD.compareAndSet(this, word, word + (1L << SUCCEEDED_SHIFT))) {
         return;
       }
     }
   }
 
   private boolean open(long word, BreakerState from, long now) {
-    if (state.compareAndSet(word, ((now / NANOS_PER_MILLI) << TIME_SHIFT) | OPEN)) {
+    if (STATE_WORD.compareAndSet(this, word, ((now / NANOS_PER_MILLI) << TIME_SHIFT) | OPEN)) {
       notify(from, BreakerState.OPEN);
       return true;
     }

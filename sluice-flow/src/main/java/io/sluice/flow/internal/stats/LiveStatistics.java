@@ -6,7 +6,6 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
@@ -66,6 +65,7 @@ public final class LiveStatistics {
   private static final VarHandle TICK_MAX_RT;
   private static final VarHandle UNTIMED_COUNT;
   private static final VarHandle NEXT_TIMED_AT;
+  private static final VarHandle SAMPLED_TICK;
 
   static {
     try {
@@ -77,6 +77,7 @@ public final class LiveStatistics {
       TICK_MAX_RT = lookup.findVarHandle(LiveStatistics.class, "tickMaxRt", long.class);
       UNTIMED_COUNT = lookup.findVarHandle(LiveStatistics.class, "untimedCount", long.class);
       NEXT_TIMED_AT = lookup.findVarHandle(LiveStatistics.class, "nextTimedAt", long.class);
+      SAMPLED_TICK = lookup.findVarHandle(LiveStatistics.class, "sampledTick", long.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -93,7 +94,7 @@ public final class LiveStatistics {
   private volatile long untimedCount;
   private long nextTimedAt = Long.MIN_VALUE;
   private final AtomicLongArray histogram = new AtomicLongArray(BUCKETS);
-  private final AtomicLong sampledTick = new AtomicLong(-1);
+  private volatile long sampledTick = -1;
 
   // Written only by the writer that won the tick CAS; read by snapshot readers.
   private volatile Rings rings;
@@ -167,8 +168,8 @@ public final class LiveStatistics {
 
   private void sampleIfNewTick(long now) {
     long tick = now / TICK_NANOS;
-    long last = sampledTick.get();
-    if (tick > last && sampledTick.compareAndSet(last, tick)) {
+    long last = sampledTick;
+    if (tick > last && SAMPLED_TICK.compareAndSet(this, last, tick)) {
       sample(last, tick);
     }
   }
@@ -227,7 +228,7 @@ public final class LiveStatistics {
   public long passedInLastSecond(long now) {
     long currentTick = now / TICK_NANOS;
     Rings r = rings;
-    long sampled = sampledTick.get();
+    long sampled = sampledTick;
     if (r == null || sampled < 0) {
       return 0;
     }
@@ -252,7 +253,7 @@ public final class LiveStatistics {
    */
   public SecondSummary lastSecondSummary(long now) {
     long currentTick = now / TICK_NANOS;
-    long sampled = sampledTick.get();
+    long sampled = sampledTick;
     Rings r = rings;
     if (r == null || sampled < 0) {
       return new SecondSummary(0, 0, 0, -1);
@@ -296,7 +297,7 @@ public final class LiveStatistics {
   /** A snapshot of the windows ending before {@code now}. */
   public ResourceStatistics snapshot(long now, long concurrency) {
     long currentTick = now / TICK_NANOS;
-    long sampled = sampledTick.get();
+    long sampled = sampledTick;
     Rings r = rings;
     long[] live = new long[FIELDS + BUCKETS];
     long[] total = new long[FIELDS + BUCKETS];
