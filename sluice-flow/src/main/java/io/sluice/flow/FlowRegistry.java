@@ -97,7 +97,7 @@ public final class FlowRegistry {
     this.overflowNode = new ResourceNode(OVERFLOW_RESOURCE, true, this);
     synchronized (rulesLock) {
       nodes.put(OVERFLOW_RESOURCE, overflowNode);
-      compile(overflowNode);
+      compileLater(overflowNode).run();
     }
   }
 
@@ -157,21 +157,40 @@ public final class FlowRegistry {
       if (current.etag().equals(document.etag())) {
         return current;
       }
-      rules = rules.with(kind, document.specs());
-      renumber();
-      if (kind == RuleKind.SYSTEM) {
-        system = SystemGuard.of(rules.systemRules(), system, inbound, loadSource, executor);
-      }
-      // Every name a rule mentions gets state, whatever the cap; all exist before any compiles,
-      // since a RELATE rule's guard points at the related resource's statistics.
-      for (String name : rules.namedResources()) {
-        ResourceNode node = nodes.computeIfAbsent(name, n -> new ResourceNode(n, false, this));
-        if (rules.isRelated(name)) {
-          node.ensureStatistics();
+      RuleIndex previousRules = rules;
+      Map<RuleSpec, Integer> previousSerials = new HashMap<>(serials);
+      Map<Integer, RuleSpec> previousBySerial = rulesBySerial;
+      SystemGuard previousSystem = system;
+      List<Runnable> publications = new ArrayList<>();
+      try {
+        rules = rules.with(kind, document.specs());
+        renumber();
+        if (kind == RuleKind.SYSTEM) {
+          system = SystemGuard.of(rules.systemRules(), system, inbound, loadSource, executor);
         }
+        // Every name a rule mentions gets state, whatever the cap; all exist before any
+        // compiles, since a RELATE rule's guard points at the related resource's statistics.
+        for (String name : rules.namedResources()) {
+          ResourceNode node = nodes.computeIfAbsent(name, n -> new ResourceNode(n, false, this));
+          if (rules.isRelated(name)) {
+            node.ensureStatistics();
+          }
+        }
+        // Compile every guard first and publish only when all compiled, so a failure cannot
+        // leave some resources on the new rules and others on the old.
+        for (ResourceNode node : nodes.values()) {
+          publications.add(compileLater(node));
+        }
+      } catch (RuntimeException e) {
+        rules = previousRules;
+        serials.clear();
+        serials.putAll(previousSerials);
+        rulesBySerial = previousBySerial;
+        system = previousSystem;
+        throw new IllegalStateException(kind + " rules could not be compiled; kept the old", e);
       }
-      for (ResourceNode node : nodes.values()) {
-        compile(node);
+      for (Runnable publication : publications) {
+        publication.run();
       }
       RulesVersion next =
           new RulesVersion(kind, current.version() + 1, document.etag(), document.size());
@@ -297,7 +316,7 @@ public final class FlowRegistry {
 
   private ResourceNode createNode(String name) {
     ResourceNode node = new ResourceNode(name, false, this);
-    compile(node);
+    compileLater(node).run();
     nodes.put(name, node);
     return node;
   }
@@ -328,8 +347,11 @@ public final class FlowRegistry {
     rulesBySerial = Map.copyOf(bySerial);
   }
 
-  /** Builds and publishes {@code node}'s guard from the current rules; under the rule lock. */
-  private void compile(ResourceNode node) {
+  /**
+   * Builds {@code node}'s guard from the current rules, under the rule lock, and returns the step
+   * that publishes it (and the rule states it keeps). Nothing is published before that runs.
+   */
+  private Runnable compileLater(ResourceNode node) {
     String name = node.name;
     List<FlowRuleSpec> flowRules = rules.flowsFor(name);
     List<DegradeRuleSpec> degradeRules = rules.degradesFor(name);
@@ -344,9 +366,10 @@ public final class FlowRegistry {
     boolean governedOutbound = hasRules || rules.isRelated(name) || statisticsForAllResources;
     boolean governedInbound = governedOutbound || systemGuard != null;
     if (!governedInbound) {
-      node.ruleStates = new HashMap<>();
-      node.guard = Guard.UNGOVERNED;
-      return;
+      return () -> {
+        node.ruleStates = new HashMap<>();
+        node.guard = Guard.UNGOVERNED;
+      };
     }
     LiveStatistics statistics = node.ensureStatistics();
     Map<RuleSpec, Object> previous = node.ruleStates;
@@ -451,8 +474,7 @@ public final class FlowRegistry {
     boolean timeEveryInboundCall =
         timeEveryCall || (systemGuard != null && systemGuard.needsResponseTimes());
 
-    node.ruleStates = states;
-    node.guard =
+    Guard guard =
         new Guard(
             governedOutbound,
             governedInbound,
@@ -470,6 +492,10 @@ public final class FlowRegistry {
             !forNamed.isEmpty() || !forOther.isEmpty(),
             timeEveryCall,
             timeEveryInboundCall);
+    return () -> {
+      node.ruleStates = states;
+      node.guard = guard;
+    };
   }
 
   private static void place(
