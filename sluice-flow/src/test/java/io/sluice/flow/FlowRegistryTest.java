@@ -192,6 +192,34 @@ class FlowRegistryTest {
   }
 
   @Test
+  void pacesAWarmUpRateLimiterAtTheColdRateFirst() {
+    registry.load(
+        RuleKind.FLOW,
+        "[{\"resource\":\"r\",\"count\":30,\"controlBehavior\":3,\"warmUpPeriodSec\":10,"
+            + "\"maxQueueingTimeMs\":1000}]");
+    Resource r = registry.resource("r");
+    List<Long> waits = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      waits.add(r.waitNanos(r.tryAcquire()));
+    }
+    // Cold: 30 / 3 = 10 per second, so 100 ms apart (pacing at 30 would be 33 ms).
+    assertThat(waits).containsExactly(0L, 100 * MS, 200 * MS, 300 * MS);
+  }
+
+  @Test
+  void pacesBelowOneCallPerSecondWithoutDividingByZero() {
+    registry.load(
+        RuleKind.FLOW,
+        "[{\"resource\":\"r\",\"count\":0.2,\"controlBehavior\":2,\"maxQueueingTimeMs\":0}]");
+    Resource r = registry.resource("r");
+    assertThat(Permit.isAdmitted(r.tryAcquire())).isTrue();
+    ticker.advanceMillis(4_999);
+    assertThat(Permit.isBlocked(r.tryAcquire())).isTrue();
+    ticker.advanceMillis(1);
+    assertThat(Permit.isAdmitted(r.tryAcquire())).isTrue();
+  }
+
+  @Test
   void startsAWarmUpRuleAtAThirdOfItsCount() {
     registry.load(
         RuleKind.FLOW,
