@@ -363,7 +363,9 @@ public final class FlowRegistry {
             || !paramRules.isEmpty()
             || !authorityRules.isEmpty();
     SystemGuard systemGuard = system;
-    boolean governedOutbound = hasRules || rules.isRelated(name) || statisticsForAllResources;
+    // The overflow resource always records statistics, so traffic on overflowed names shows.
+    boolean governedOutbound =
+        hasRules || rules.isRelated(name) || statisticsForAllResources || node.overflow;
     boolean governedInbound = governedOutbound || systemGuard != null;
     if (!governedInbound) {
       return () -> {

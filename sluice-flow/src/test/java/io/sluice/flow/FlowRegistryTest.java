@@ -472,11 +472,29 @@ class FlowRegistryTest {
     assertThat(overflows).containsExactly("/users/3#1", "/users/4#2");
     // The overflowed names share the overflow resource's rule: 3 per second together.
     assertThat(admitted(c, 5) + admitted(d, 5)).isEqualTo(3);
+    assertThat(c.statistics().resource()).isEqualTo(FlowRegistry.OVERFLOW_RESOURCE);
+    assertThat(c.statistics().total().passed()).isEqualTo(3);
+    assertThat(c.statistics().total().blocked()).isEqualTo(7);
     // A rule naming an overflowed name gives it its own state, also for the handle it holds.
     small.load(RuleKind.FLOW, "[{\"resource\":\"/users/4\",\"count\":1}]");
     assertThat(d.isOverflow()).isFalse();
     assertThat(admitted(d, 5)).isEqualTo(1);
     assertThat(small.resource("/users/4")).isNotSameAs(d);
+  }
+
+  @Test
+  void showsTrafficOnOverflowedNamesEvenWithoutOverflowRules() {
+    FlowRegistry small = FlowRegistry.builder().ticker(ticker).maxResources(2).build();
+    small.resource("/a");
+    Resource overflowed = small.resource("/b");
+    assertThat(overflowed.isOverflow()).isTrue();
+    long permit = overflowed.tryAcquire();
+    assertThat(Permit.isAdmitted(permit)).isTrue();
+    overflowed.release(permit);
+    assertThat(overflowed.statistics().total().passed()).isEqualTo(1);
+    assertThat(small.statistics())
+        .extracting(ResourceStatistics::resource)
+        .containsExactly(FlowRegistry.OVERFLOW_RESOURCE);
   }
 
   @Test
@@ -518,7 +536,9 @@ class FlowRegistryTest {
     assertThat(s.lastSecond().blocked()).isEqualTo(2);
     assertThat(s.lastSecond().failed()).isEqualTo(1);
     assertThat(s.lastSecond().averageRtNanos()).isEqualTo(2.0 * MS);
-    assertThat(registry.statistics()).extracting(ResourceStatistics::resource).containsExactly("r");
+    assertThat(registry.statistics())
+        .extracting(ResourceStatistics::resource)
+        .containsExactlyInAnyOrder("r", FlowRegistry.OVERFLOW_RESOURCE);
   }
 
   @Test
