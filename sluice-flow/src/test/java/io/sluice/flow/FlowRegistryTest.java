@@ -248,6 +248,7 @@ class FlowRegistryTest {
     assertThat(registry.breakerStates("remote")).containsValue(BreakerState.OPEN);
     ticker.advanceMillis(5000);
     try (Entry probe = remote.enter()) {
+      assertThat(Permit.isAdmitted(probe.permit())).isTrue();
       assertThat(Permit.blockedBy(remote.tryAcquire())).isEqualTo(RuleKind.DEGRADE);
     }
     assertThat(registry.breakerStates("remote")).containsValue(BreakerState.CLOSED);
@@ -349,8 +350,11 @@ class FlowRegistryTest {
     assertThat(Permit.blockedBy(r.tryAcquire())).isEqualTo(RuleKind.DEGRADE);
     ticker.advanceMillis(10_000);
     try (Entry probe = r.enter()) {
-      // The breaker kept its state; the probe passes and closes it.
+      // The breaker kept its state: this is its half-open probe, and closes it on release.
+      assertThat(registry.breakerStates("r")).containsValue(BreakerState.HALF_OPEN);
+      assertThat(Permit.isAdmitted(probe.permit())).isTrue();
     }
+    assertThat(registry.breakerStates("r")).containsValue(BreakerState.CLOSED);
     ticker.advanceMillis(100);
     assertThat(admitted(r, 10)).isEqualTo(4); // the probe used one of the 5 in this second
 
