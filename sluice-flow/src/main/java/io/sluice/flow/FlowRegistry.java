@@ -53,6 +53,7 @@ public final class FlowRegistry {
 
   private final Ticker ticker;
   private final long origin;
+  private final Ticker relativeClock = this::now;
   private final Sleeper sleeper;
   private final Executor executor;
   private final SystemLoadSource loadSource;
@@ -96,7 +97,7 @@ public final class FlowRegistry {
     this.overflowNode = new ResourceNode(OVERFLOW_RESOURCE, true, this);
     synchronized (rulesLock) {
       nodes.put(OVERFLOW_RESOURCE, overflowNode);
-      compile(overflowNode);
+      compileLater(overflowNode).run();
     }
   }
 
@@ -156,23 +157,40 @@ public final class FlowRegistry {
       if (current.etag().equals(document.etag())) {
         return current;
       }
-      rules = rules.with(kind, document.specs());
-      renumber();
-      if (kind == RuleKind.SYSTEM) {
-        system = SystemGuard.of(rules.systemRules(), system, inbound, loadSource, executor);
-      }
-      for (String name : rules.namedResources()) {
-        if (!nodes.containsKey(name)) {
-          createNode(name);
+      RuleIndex previousRules = rules;
+      Map<RuleSpec, Integer> previousSerials = new HashMap<>(serials);
+      Map<Integer, RuleSpec> previousBySerial = rulesBySerial;
+      SystemGuard previousSystem = system;
+      List<Runnable> publications = new ArrayList<>();
+      try {
+        rules = rules.with(kind, document.specs());
+        renumber();
+        if (kind == RuleKind.SYSTEM) {
+          system = SystemGuard.of(rules.systemRules(), system, inbound, loadSource, executor);
         }
-      }
-      for (String name : rules.namedResources()) {
-        if (rules.isRelated(name)) {
-          nodes.get(name).ensureStatistics();
+        // Every name a rule mentions gets state, whatever the cap; all exist before any
+        // compiles, since a RELATE rule's guard points at the related resource's statistics.
+        for (String name : rules.namedResources()) {
+          ResourceNode node = nodes.computeIfAbsent(name, n -> new ResourceNode(n, false, this));
+          if (rules.isRelated(name)) {
+            node.ensureStatistics();
+          }
         }
+        // Compile every guard first and publish only when all compiled, so a failure cannot
+        // leave some resources on the new rules and others on the old.
+        for (ResourceNode node : nodes.values()) {
+          publications.add(compileLater(node));
+        }
+      } catch (RuntimeException e) {
+        rules = previousRules;
+        serials.clear();
+        serials.putAll(previousSerials);
+        rulesBySerial = previousBySerial;
+        system = previousSystem;
+        throw new IllegalStateException(kind + " rules could not be compiled; kept the old", e);
       }
-      for (ResourceNode node : nodes.values()) {
-        compile(node);
+      for (Runnable publication : publications) {
+        publication.run();
       }
       RulesVersion next =
           new RulesVersion(kind, current.version() + 1, document.etag(), document.size());
@@ -256,8 +274,12 @@ public final class FlowRegistry {
 
   // ---- package-private plumbing for Resource and ResourceNode ----
 
+  /**
+   * Ns since the registry was built; never negative, so a custom ticker that steps back before the
+   * origin cannot corrupt the limiters' packed times (it only makes time stand still).
+   */
   long now() {
-    return ticker.read() - origin;
+    return Math.max(0, ticker.read() - origin);
   }
 
   Sleeper sleeper() {
@@ -294,7 +316,7 @@ public final class FlowRegistry {
 
   private ResourceNode createNode(String name) {
     ResourceNode node = new ResourceNode(name, false, this);
-    compile(node);
+    compileLater(node).run();
     nodes.put(name, node);
     return node;
   }
@@ -325,8 +347,11 @@ public final class FlowRegistry {
     rulesBySerial = Map.copyOf(bySerial);
   }
 
-  /** Builds and publishes {@code node}'s guard from the current rules; under the rule lock. */
-  private void compile(ResourceNode node) {
+  /**
+   * Builds {@code node}'s guard from the current rules, under the rule lock, and returns the step
+   * that publishes it (and the rule states it keeps). Nothing is published before that runs.
+   */
+  private Runnable compileLater(ResourceNode node) {
     String name = node.name;
     List<FlowRuleSpec> flowRules = rules.flowsFor(name);
     List<DegradeRuleSpec> degradeRules = rules.degradesFor(name);
@@ -338,12 +363,15 @@ public final class FlowRegistry {
             || !paramRules.isEmpty()
             || !authorityRules.isEmpty();
     SystemGuard systemGuard = system;
-    boolean governedOutbound = hasRules || rules.isRelated(name) || statisticsForAllResources;
+    // The overflow resource always records statistics, so traffic on overflowed names shows.
+    boolean governedOutbound =
+        hasRules || rules.isRelated(name) || statisticsForAllResources || node.overflow;
     boolean governedInbound = governedOutbound || systemGuard != null;
     if (!governedInbound) {
-      node.ruleStates = new HashMap<>();
-      node.guard = Guard.UNGOVERNED;
-      return;
+      return () -> {
+        node.ruleStates = new HashMap<>();
+        node.guard = Guard.UNGOVERNED;
+      };
     }
     LiveStatistics statistics = node.ensureStatistics();
     Map<RuleSpec, Object> previous = node.ruleStates;
@@ -361,7 +389,7 @@ public final class FlowRegistry {
       CircuitBreaker breaker =
           previous.get(spec) instanceof CircuitBreaker kept
               ? kept
-              : new CircuitBreaker(name, spec, breakerListener);
+              : new CircuitBreaker(name, spec, breakerListener, relativeClock);
       states.put(spec, breaker);
       breakers[i] = breaker;
       breakerSerials[i] = serials.get(spec);
@@ -441,8 +469,14 @@ public final class FlowRegistry {
     List<FlowCheck> other = new ArrayList<>(forOther);
     other.addAll(forAll);
 
-    node.ruleStates = states;
-    node.guard =
+    boolean timeEveryCall = false;
+    for (CircuitBreaker breaker : breakers) {
+      timeEveryCall |= breaker.needsResponseTimes();
+    }
+    boolean timeEveryInboundCall =
+        timeEveryCall || (systemGuard != null && systemGuard.needsResponseTimes());
+
+    Guard guard =
         new Guard(
             governedOutbound,
             governedInbound,
@@ -457,7 +491,13 @@ public final class FlowRegistry {
             unknownOrigin,
             Map.copyOf(namedOrigin),
             other.toArray(new FlowCheck[0]),
-            !forNamed.isEmpty() || !forOther.isEmpty());
+            !forNamed.isEmpty() || !forOther.isEmpty(),
+            timeEveryCall,
+            timeEveryInboundCall);
+    return () -> {
+      node.ruleStates = states;
+      node.guard = guard;
+    };
   }
 
   private static void place(

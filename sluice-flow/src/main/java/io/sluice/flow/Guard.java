@@ -38,6 +38,8 @@ final class Guard {
           new FlowCheck[0],
           Map.of(),
           new FlowCheck[0],
+          false,
+          false,
           false);
 
   private static final int MAX_TRACKED_PROBES = 63;
@@ -56,6 +58,8 @@ final class Guard {
   final Map<String, FlowCheck[]> flowsForNamedOrigin;
   final FlowCheck[] flowsForOtherOrigin;
   final boolean originSensitive;
+  final boolean timeEveryOutboundCall;
+  final boolean timeEveryInboundCall;
 
   Guard(
       boolean governedOutbound,
@@ -71,7 +75,9 @@ final class Guard {
       FlowCheck[] flowsForUnknownOrigin,
       Map<String, FlowCheck[]> flowsForNamedOrigin,
       FlowCheck[] flowsForOtherOrigin,
-      boolean originSensitive) {
+      boolean originSensitive,
+      boolean timeEveryOutboundCall,
+      boolean timeEveryInboundCall) {
     this.governedOutbound = governedOutbound;
     this.governedInbound = governedInbound;
     this.statistics = statistics;
@@ -86,6 +92,8 @@ final class Guard {
     this.flowsForNamedOrigin = flowsForNamedOrigin;
     this.flowsForOtherOrigin = flowsForOtherOrigin;
     this.originSensitive = originSensitive;
+    this.timeEveryOutboundCall = timeEveryOutboundCall;
+    this.timeEveryInboundCall = timeEveryInboundCall;
   }
 
   /** Decides on one call; see the class doc for the order. Returns a permit. */
@@ -165,6 +173,10 @@ final class Guard {
     statistics.recordPass(now);
     if (systemGuard != null) {
       systemGuard.recordPass(now);
+    }
+    if ((inbound ? timeEveryInboundCall : timeEveryOutboundCall)
+        || statistics.claimTimedSample(now)) {
+      flags |= Permit.TIMED;
     }
     if (wait > 0) {
       flags |= Permit.WAIT;

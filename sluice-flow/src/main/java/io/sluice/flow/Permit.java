@@ -22,7 +22,8 @@ public final class Permit {
   static final long SYSTEM = 2L;
   static final long WAIT = 4L;
   static final long CONCURRENCY = 8L;
-  static final int FLAG_BITS = 4;
+  static final long TIMED = 16L;
+  static final int FLAG_BITS = 5;
   static final long FLAG_MASK = (1L << FLAG_BITS) - 1;
 
   private static final int KIND_SHIFT = 56;

@@ -59,8 +59,12 @@ final class ResourceNode {
 
   void release(FlowRegistry registry, long permit, boolean failed) {
     long start = Permit.startNanos(permit);
-    long now = registry.now();
-    long rt = Math.max(0, now - start);
+    long end = -1;
+    long rt = -1;
+    if ((permit & Permit.TIMED) != 0) {
+      end = registry.now();
+      rt = Math.max(0, end - start);
+    }
     if ((permit & Permit.CONCURRENCY) != 0) {
       concurrency.decrementAndGet();
     }
@@ -73,7 +77,7 @@ final class ResourceNode {
     }
     Guard g = guard;
     for (var breaker : g.breakers) {
-      breaker.onComplete(start, now, failed);
+      breaker.onComplete(start, end, failed);
     }
   }
 }

@@ -7,7 +7,10 @@ package io.sluice.flow;
 @FunctionalInterface
 public interface Ticker {
 
-  /** Nanoseconds from an arbitrary origin; never decreases. */
+  /**
+   * Nanoseconds from an arbitrary origin; must never decrease. (Readings below the one taken when
+   * the registry was built count as that one.)
+   */
   long read();
 
   /** {@link System#nanoTime()}. */

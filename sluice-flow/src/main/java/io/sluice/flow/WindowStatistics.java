@@ -13,6 +13,7 @@ public final class WindowStatistics {
   private final long passed;
   private final long blocked;
   private final long failed;
+  private final long timed;
   private final long rtSumNanos;
   private final long rtMaxNanos;
   private final long[] histogram;
@@ -21,7 +22,8 @@ public final class WindowStatistics {
   /**
    * @param endNanos the end of the window on the registry's clock (ns since it started)
    * @param lengthNanos the window's length
-   * @param histogram completions per latency bucket ({@link LatencyHistogram}), not copied
+   * @param untimed completions that were not timed
+   * @param histogram timed completions per latency bucket ({@link LatencyHistogram}), not copied
    */
   public WindowStatistics(
       long endNanos,
@@ -29,6 +31,7 @@ public final class WindowStatistics {
       long passed,
       long blocked,
       long failed,
+      long untimed,
       long rtSumNanos,
       long rtMaxNanos,
       long[] histogram) {
@@ -44,7 +47,8 @@ public final class WindowStatistics {
     for (long n : histogram) {
       sum += n;
     }
-    this.completed = sum;
+    this.timed = sum;
+    this.completed = sum + untimed;
   }
 
   /** End of the window, ns on the registry's clock. */
@@ -82,19 +86,27 @@ public final class WindowStatistics {
     return Math.max(0, completed - failed);
   }
 
-  /** Sum of response times of the completed calls. */
+  /**
+   * Completed calls that were timed: all of them unless the resource ran above about 100,000 calls
+   * per second and no rule needed every response time, in which case a sample.
+   */
+  public long timedCompletions() {
+    return timed;
+  }
+
+  /** Sum of response times of the timed calls. */
   public long rtSumNanos() {
     return rtSumNanos;
   }
 
-  /** Longest response time of a completed call. */
+  /** Longest response time of a timed call. */
   public long rtMaxNanos() {
     return rtMaxNanos;
   }
 
-  /** Mean response time, 0 when nothing completed. */
+  /** Mean response time of the timed calls, 0 when none completed. */
   public double averageRtNanos() {
-    return completed == 0 ? 0 : (double) rtSumNanos / completed;
+    return timed == 0 ? 0 : (double) rtSumNanos / timed;
   }
 
   /** Admitted calls per second over the window. */
@@ -103,13 +115,13 @@ public final class WindowStatistics {
   }
 
   /**
-   * The response time below which {@code quantile} of the completed calls fell, within the
-   * histogram's resolution (about ±12 %); 0 when nothing completed.
+   * The response time below which {@code quantile} of the timed calls fell, within the histogram's
+   * resolution (about ±12 %); 0 when none completed.
    *
    * @param quantile in [0, 1], e.g. 0.99
    */
   public long percentileNanos(double quantile) {
-    return LatencyHistogram.percentile(histogram, completed, quantile);
+    return LatencyHistogram.percentile(histogram, timed, quantile);
   }
 
   @Override

@@ -2,8 +2,10 @@ package io.sluice.flow.internal.breaker;
 
 import io.sluice.flow.BreakerListener;
 import io.sluice.flow.BreakerState;
+import io.sluice.flow.Ticker;
 import io.sluice.flow.internal.rule.DegradeRuleSpec;
-import java.util.concurrent.atomic.AtomicLong;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 
 /**
  * One degrade rule's circuit breaker: CLOSED → OPEN when the sliding interval's slow-call ratio,
@@ -22,7 +24,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>The closed path costs a volatile read at entry and one CAS on a bucket at release; the
  * interval is summed only when a bad call is recorded, since only a bad call can push a ratio or
  * count over its threshold (Sentinel also re-checks on good calls, which can matter only in the
- * instant {@code minRequestAmount} is reached).
+ * instant {@code minRequestAmount} is reached). Error breakers do not need a call's response time:
+ * an untimed call is counted in the bucket of its entry time, and the clock is read only for a
+ * state transition. Slow-call breakers need every call timed (their guard sees to it).
  */
 public final class CircuitBreaker {
 
@@ -41,23 +45,46 @@ public final class CircuitBreaker {
   private static final long PROBE_MASK = (1L << 11) - 1;
   private static final int TIME_SHIFT = 24;
   private static final long NANOS_PER_MILLI = 1_000_000L;
+  private static final VarHandle STATE_WORD;
+
+  static {
+    try {
+      STATE_WORD =
+          MethodHandles.lookup().findVarHandle(CircuitBreaker.class, "stateWord", long.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
 
   private final String resource;
   private final DegradeRuleSpec rule;
   private final BreakerListener listener;
+  private final Ticker clock;
   private final BreakerWindow window;
   private final long slowNanos;
-  private final AtomicLong state = new AtomicLong(CLOSED);
 
-  public CircuitBreaker(String resource, DegradeRuleSpec rule, BreakerListener listener) {
+  /** The packed state word (see the class doc); CAS only. */
+  private volatile long stateWord = CLOSED;
+
+  /**
+   * @param clock the owner's clock (ns since its origin), read for transitions of untimed calls
+   */
+  public CircuitBreaker(
+      String resource, DegradeRuleSpec rule, BreakerListener listener, Ticker clock) {
     this.resource = resource;
     this.rule = rule;
     this.listener = listener;
+    this.clock = clock;
     this.window = new BreakerWindow(rule.statIntervalMs() * NANOS_PER_MILLI);
     this.slowNanos =
         rule.grade() == DegradeRuleSpec.GRADE_SLOW_RATIO
             ? (long) Math.min(Long.MAX_VALUE / 2, rule.count() * NANOS_PER_MILLI)
             : Long.MAX_VALUE;
+  }
+
+  /** Whether the breaker judges calls by their response time (so every call must be timed). */
+  public boolean needsResponseTimes() {
+    return rule.grade() == DegradeRuleSpec.GRADE_SLOW_RATIO;
   }
 
   /** The rule this breaker enforces. */
@@ -67,7 +94,7 @@ public final class CircuitBreaker {
 
   /** The current state. */
   public BreakerState state() {
-    return toState(state.get() & STATE_MASK);
+    return toState(stateWord & STATE_MASK);
   }
 
   /**
@@ -77,7 +104,7 @@ public final class CircuitBreaker {
    */
   public int tryPass(long now) {
     while (true) {
-      long word = state.get();
+      long word = stateWord;
       long current = word & STATE_MASK;
       if (current == CLOSED) {
         return PASSED;
@@ -88,7 +115,7 @@ public final class CircuitBreaker {
         if (nowMillis < since + rule.openMillis()) {
           return REJECTED;
         }
-        if (state.compareAndSet(word, halfOpen(nowMillis, 1, 0))) {
+        if (STATE_WORD.compareAndSet(this, word, halfOpen(nowMillis, 1, 0))) {
           notify(BreakerState.OPEN, BreakerState.HALF_OPEN);
           return PROBING;
         }
@@ -96,13 +123,13 @@ public final class CircuitBreaker {
       }
       long issued = (word >>> ISSUED_SHIFT) & PROBE_MASK;
       if (issued < rule.probeCalls()) {
-        if (state.compareAndSet(word, word + (1L << ISSUED_SHIFT))) {
+        if (STATE_WORD.compareAndSet(this, word, word + (1L << ISSUED_SHIFT))) {
           return PROBING;
         }
         continue;
       }
       if (nowMillis >= since + rule.openMillis()) {
-        if (state.compareAndSet(word, halfOpen(nowMillis, 1, 0))) {
+        if (STATE_WORD.compareAndSet(this, word, halfOpen(nowMillis, 1, 0))) {
           return PROBING;
         }
         continue;
@@ -114,12 +141,12 @@ public final class CircuitBreaker {
   /** Gives a probe slot back when another rule blocked the call after this breaker passed it. */
   public void cancelProbe() {
     while (true) {
-      long word = state.get();
+      long word = stateWord;
       long issued = (word >>> ISSUED_SHIFT) & PROBE_MASK;
       if ((word & STATE_MASK) != HALF_OPEN || issued == 0) {
         return;
       }
-      if (state.compareAndSet(word, word - (1L << ISSUED_SHIFT))) {
+      if (STATE_WORD.compareAndSet(this, word, word - (1L << ISSUED_SHIFT))) {
         return;
       }
     }
@@ -129,29 +156,32 @@ public final class CircuitBreaker {
    * Records a released call.
    *
    * @param startNanos when the call entered
-   * @param now when it was released
+   * @param endNanos when it was released, or -1 if the call was not timed
    * @param failed whether the caller reported an error
    */
-  public void onComplete(long startNanos, long now, boolean failed) {
+  public void onComplete(long startNanos, long endNanos, boolean failed) {
     boolean bad =
-        rule.grade() == DegradeRuleSpec.GRADE_SLOW_RATIO ? now - startNanos > slowNanos : failed;
-    long word = state.get();
+        rule.grade() == DegradeRuleSpec.GRADE_SLOW_RATIO
+            ? endNanos >= 0 && endNanos - startNanos > slowNanos
+            : failed;
+    long word = stateWord;
     long current = word & STATE_MASK;
     if (current == CLOSED) {
-      window.record(now, bad);
-      if (bad && thresholdExceeded(now)) {
-        open(word, BreakerState.CLOSED, now);
+      long at = endNanos >= 0 ? endNanos : startNanos;
+      window.record(at, bad);
+      if (bad && thresholdExceeded(at)) {
+        open(word, BreakerState.CLOSED, endNanos >= 0 ? endNanos : clock.read());
       }
       return;
     }
     if (current == HALF_OPEN && startNanos / NANOS_PER_MILLI >= word >>> TIME_SHIFT) {
-      completeProbe(bad, now);
+      completeProbe(bad, endNanos >= 0 ? endNanos : clock.read());
     }
   }
 
   private void completeProbe(boolean bad, long now) {
     while (true) {
-      long word = state.get();
+      long word = stateWord;
       if ((word & STATE_MASK) != HALF_OPEN) {
         return;
       }
@@ -163,21 +193,22 @@ public final class CircuitBreaker {
       }
       long succeeded = ((word >>> SUCCEEDED_SHIFT) & PROBE_MASK) + 1;
       if (succeeded >= rule.probeCalls()) {
-        if (state.compareAndSet(word, ((now / NANOS_PER_MILLI) << TIME_SHIFT) | CLOSED)) {
+        if (STATE_WORD.compareAndSet(
+            this, word, ((now / NANOS_PER_MILLI) << TIME_SHIFT) | CLOSED)) {
           window.restart(now);
           notify(BreakerState.HALF_OPEN, BreakerState.CLOSED);
           return;
         }
         continue;
       }
-      if (state.compareAndSet(word, word + (1L << SUCCEEDED_SHIFT))) {
+      if (STATE_WORD.compareAndSet(this, word, word + (1L << SUCCEEDED_SHIFT))) {
         return;
       }
     }
   }
 
   private boolean open(long word, BreakerState from, long now) {
-    if (state.compareAndSet(word, ((now / NANOS_PER_MILLI) << TIME_SHIFT) | OPEN)) {
+    if (STATE_WORD.compareAndSet(this, word, ((now / NANOS_PER_MILLI) << TIME_SHIFT) | OPEN)) {
       notify(from, BreakerState.OPEN);
       return true;
     }

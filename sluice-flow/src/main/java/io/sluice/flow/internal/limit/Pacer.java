@@ -1,6 +1,7 @@
 package io.sluice.flow.internal.limit;
 
-import java.util.concurrent.atomic.AtomicLong;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 
 /**
  * Spaces admitted calls at least one interval apart (a virtual queue: Sentinel's RATE_LIMITER
@@ -14,9 +15,22 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class Pacer {
 
+  private static final VarHandle NEXT_FREE;
+  private static final VarHandle ADMITTED;
+
+  static {
+    try {
+      MethodHandles.Lookup lookup = MethodHandles.lookup();
+      NEXT_FREE = lookup.findVarHandle(Pacer.class, "nextFree", long.class);
+      ADMITTED = lookup.findVarHandle(Pacer.class, "admitted", long.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
   private final long maxWaitNanos;
-  private final AtomicLong nextFree = new AtomicLong(Long.MIN_VALUE);
-  private final AtomicLong admitted = new AtomicLong();
+  private volatile long nextFree = Long.MIN_VALUE;
+  private volatile long admitted;
 
   /**
    * @param maxWaitNanos the longest wait a caller may be given
@@ -39,14 +53,14 @@ public final class Pacer {
    */
   public long tryAcquire(long now, long intervalNanos) {
     while (true) {
-      long next = nextFree.get();
+      long next = nextFree;
       long start = Math.max(next, now);
       long wait = start - now;
       if (wait > maxWaitNanos) {
         return -1;
       }
-      if (nextFree.compareAndSet(next, start + intervalNanos)) {
-        admitted.getAndIncrement();
+      if (NEXT_FREE.compareAndSet(this, next, start + intervalNanos)) {
+        ADMITTED.getAndAdd(this, 1L);
         return wait;
       }
     }
@@ -54,6 +68,6 @@ public final class Pacer {
 
   /** How many calls this pacer has admitted since it was created. */
   public long admittedCount() {
-    return admitted.get();
+    return admitted;
   }
 }

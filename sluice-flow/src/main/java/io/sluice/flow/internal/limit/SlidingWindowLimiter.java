@@ -1,6 +1,7 @@
 package io.sluice.flow.internal.limit;
 
-import java.util.concurrent.atomic.AtomicLong;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
@@ -39,6 +40,16 @@ public final class SlidingWindowLimiter {
   private static final int TIME_SHIFT = 10;
   private static final int LAP_BITS = 8;
   private static final long LAP_MASK = (1L << LAP_BITS) - 1;
+  private static final VarHandle ADMITTED;
+
+  static {
+    try {
+      ADMITTED =
+          MethodHandles.lookup().findVarHandle(SlidingWindowLimiter.class, "admitted", long.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
 
   private final long limit;
   private final long windowNanos;
@@ -47,7 +58,10 @@ public final class SlidingWindowLimiter {
   private final int blocksPerWindow;
   private final int ringShift;
   private final int ringMask;
-  private final AtomicLong admitted = new AtomicLong();
+
+  /** The sequence of admissions; a field rather than an AtomicLong, one pointer fewer per call. */
+  private volatile long admitted;
+
   private final AtomicLongArray blockStarts;
 
   /**
@@ -134,7 +148,7 @@ public final class SlidingWindowLimiter {
 
   /** How many calls this limiter has admitted since it was created. */
   public long admittedCount() {
-    return admitted.get();
+    return admitted;
   }
 
   /** Admits a call at {@code now} if the full limit allows it. */
@@ -153,9 +167,9 @@ public final class SlidingWindowLimiter {
       return false;
     }
     while (true) {
-      long seq = admitted.get();
+      long seq = admitted;
       if ((seq & inBlockMask) != 0) {
-        if (admitted.compareAndSet(seq, seq + 1)) {
+        if (ADMITTED.compareAndSet(this, seq, seq + 1)) {
           return true;
         }
         continue;
@@ -185,7 +199,7 @@ public final class SlidingWindowLimiter {
       } else {
         continue;
       }
-      if (admitted.compareAndSet(seq, seq + 1)) {
+      if (ADMITTED.compareAndSet(this, seq, seq + 1)) {
         return true;
       }
     }

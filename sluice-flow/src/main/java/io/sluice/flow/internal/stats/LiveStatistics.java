@@ -6,7 +6,6 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
@@ -14,8 +13,14 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * admission (rules keep their own exact state), so it can be cheap and slightly loose.
  *
  * <p><b>Writers</b> (any thread, no lock, no allocation) only add to cumulative counters: passed,
- * blocked and failed calls, the response-time sum, a latency histogram, and the largest response
- * time of the current 100 ms tick. There is no per-call window rotation.
+ * blocked, failed and untimed calls, the response-time sum, a latency histogram, and the largest
+ * response time of the current 100 ms tick. There is no per-call window rotation.
+ *
+ * <p><b>Timing.</b> Reading the clock at release costs as much as the rest of a call, so a call is
+ * timed only when a rule needs its response time, or when {@link #claimTimedSample} lets it: at
+ * most one call per {@value #TIMED_SAMPLE_GAP_NANOS} ns per resource, which is every call up to
+ * 100,000 calls per second. Counts are exact; the RT sum, mean, maximum and percentiles describe
+ * the timed calls (all of them at moderate rates, a sample above).
  *
  * <p><b>Ticks.</b> Windows are built from 100 ms ticks of the caller's clock. The first writer of a
  * new tick wins a CAS on {@code sampledTick} and files the counters' growth since the previous
@@ -27,13 +32,16 @@ import java.util.concurrent.atomic.AtomicLongArray;
  *
  * <p><b>Readers</b> copy without locking. Only the sampling writer writes the rings; a reader
  * racing with it, or a writer adding during a sample, can be off by the calls in that instant.
- * Memory: about 1 KB of counters, plus about 20 KB of rings allocated at the first sample. The
+ * Memory: about 1 KB of counters, plus about 14 KB of rings allocated at the first sample. The
  * total's largest response time covers only the last minute.
  */
 public final class LiveStatistics {
 
   /** Length of a sub-window. */
   public static final long TICK_NANOS = 100_000_000L;
+
+  /** At most one sampled (timed) call per this many ns per resource. */
+  public static final long TIMED_SAMPLE_GAP_NANOS = 10_000L;
 
   private static final int TICKS_PER_SECOND = 10;
   private static final int TICKS_PER_HISTOGRAM_SLOT = 100;
@@ -46,7 +54,8 @@ public final class LiveStatistics {
   private static final int FAILED = 2;
   private static final int RT_SUM = 3;
   private static final int RT_MAX = 4;
-  private static final int FIELDS = 5;
+  private static final int UNTIMED = 5;
+  private static final int FIELDS = 6;
   private static final int BUCKETS = LatencyHistogram.BUCKETS;
 
   private static final VarHandle PASSED_COUNT;
@@ -54,6 +63,9 @@ public final class LiveStatistics {
   private static final VarHandle FAILED_COUNT;
   private static final VarHandle RT_SUM_NANOS;
   private static final VarHandle TICK_MAX_RT;
+  private static final VarHandle UNTIMED_COUNT;
+  private static final VarHandle NEXT_TIMED_AT;
+  private static final VarHandle SAMPLED_TICK;
 
   static {
     try {
@@ -63,6 +75,9 @@ public final class LiveStatistics {
       FAILED_COUNT = lookup.findVarHandle(LiveStatistics.class, "failedCount", long.class);
       RT_SUM_NANOS = lookup.findVarHandle(LiveStatistics.class, "rtSumNanos", long.class);
       TICK_MAX_RT = lookup.findVarHandle(LiveStatistics.class, "tickMaxRt", long.class);
+      UNTIMED_COUNT = lookup.findVarHandle(LiveStatistics.class, "untimedCount", long.class);
+      NEXT_TIMED_AT = lookup.findVarHandle(LiveStatistics.class, "nextTimedAt", long.class);
+      SAMPLED_TICK = lookup.findVarHandle(LiveStatistics.class, "sampledTick", long.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -76,8 +91,10 @@ public final class LiveStatistics {
   private volatile long failedCount;
   private volatile long rtSumNanos;
   private volatile long tickMaxRt;
+  private volatile long untimedCount;
+  private long nextTimedAt = Long.MIN_VALUE;
   private final AtomicLongArray histogram = new AtomicLongArray(BUCKETS);
-  private final AtomicLong sampledTick = new AtomicLong(-1);
+  private volatile long sampledTick = -1;
 
   // Written only by the writer that won the tick CAS; read by snapshot readers.
   private volatile Rings rings;
@@ -98,13 +115,33 @@ public final class LiveStatistics {
     BLOCKED_COUNT.getAndAdd(this, 1L);
   }
 
-  /** Counts a completed call: its response time and whether it failed. */
+  /**
+   * Whether a call entering at {@code now} should be timed for the statistics: true for at most one
+   * call per {@link #TIMED_SAMPLE_GAP_NANOS}. Racing callers may both win; that only times a call
+   * more.
+   */
+  public boolean claimTimedSample(long now) {
+    if (now < (long) NEXT_TIMED_AT.getOpaque(this)) {
+      return false;
+    }
+    NEXT_TIMED_AT.setOpaque(this, now + TIMED_SAMPLE_GAP_NANOS);
+    return true;
+  }
+
+  /**
+   * Counts a completed call: its response time ({@code < 0} for an untimed call) and whether it
+   * failed.
+   */
   public void recordCompletion(long rtNanos, boolean failed) {
-    histogram.getAndIncrement(LatencyHistogram.bucketOf(rtNanos));
-    RT_SUM_NANOS.getAndAdd(this, rtNanos);
     if (failed) {
       FAILED_COUNT.getAndAdd(this, 1L);
     }
+    if (rtNanos < 0) {
+      UNTIMED_COUNT.getAndAdd(this, 1L);
+      return;
+    }
+    histogram.getAndIncrement(LatencyHistogram.bucketOf(rtNanos));
+    RT_SUM_NANOS.getAndAdd(this, rtNanos);
     long max = tickMaxRt;
     while (rtNanos > max) {
       long seen = (long) TICK_MAX_RT.compareAndExchange(this, max, rtNanos);
@@ -122,7 +159,7 @@ public final class LiveStatistics {
 
   /** Calls admitted minus calls completed: the calls in flight. */
   public long inFlight() {
-    long completed = 0;
+    long completed = untimedCount;
     for (int b = 0; b < BUCKETS; b++) {
       completed += histogram.get(b);
     }
@@ -131,8 +168,8 @@ public final class LiveStatistics {
 
   private void sampleIfNewTick(long now) {
     long tick = now / TICK_NANOS;
-    long last = sampledTick.get();
-    if (tick > last && sampledTick.compareAndSet(last, tick)) {
+    long last = sampledTick;
+    if (tick > last && SAMPLED_TICK.compareAndSet(this, last, tick)) {
       sample(last, tick);
     }
   }
@@ -144,17 +181,33 @@ public final class LiveStatistics {
       r = new Rings();
       rings = r;
     }
-    long[] now = r.scratch;
-    readCumulative(now);
-    now[RT_MAX] = (long) TICK_MAX_RT.getAndSet(this, 0L);
-    if (previousTick >= 0) {
-      long[] delta = r.delta;
-      for (int i = 0; i < delta.length; i++) {
-        delta[i] = i == RT_MAX ? now[i] : now[i] - r.lastSeen[i];
-      }
-      r.file(previousTick, delta);
+    long[] seen = r.lastSeen;
+    long rtMax = (long) TICK_MAX_RT.getAndSet(this, 0L);
+    if (previousTick < 0) {
+      readCumulative(seen);
+      return;
     }
-    System.arraycopy(now, 0, r.lastSeen, 0, now.length);
+    int slot = (int) Math.floorMod(previousTick, (long) TICK_SLOTS);
+    long[] counts = r.tickCounts[slot];
+    int[] buckets = r.tickHistograms[slot];
+    counts[PASSED] = grow(seen, PASSED, passedCount);
+    counts[BLOCKED] = grow(seen, BLOCKED, blockedCount);
+    counts[FAILED] = grow(seen, FAILED, failedCount);
+    counts[RT_SUM] = grow(seen, RT_SUM, rtSumNanos);
+    counts[UNTIMED] = grow(seen, UNTIMED, untimedCount);
+    counts[RT_MAX] = rtMax;
+    for (int b = 0; b < BUCKETS; b++) {
+      buckets[b] = (int) Math.min(Integer.MAX_VALUE, grow(seen, FIELDS + b, histogram.get(b)));
+    }
+    r.tickOf[slot] = previousTick;
+    r.fileInMinute(previousTick, counts, buckets);
+  }
+
+  /** The growth of one cumulative counter since the last sample, remembering the new value. */
+  private static long grow(long[] seen, int index, long current) {
+    long growth = Math.max(0, current - seen[index]);
+    seen[index] = current;
+    return growth;
   }
 
   private void readCumulative(long[] into) {
@@ -162,6 +215,7 @@ public final class LiveStatistics {
     into[BLOCKED] = blockedCount;
     into[FAILED] = failedCount;
     into[RT_SUM] = rtSumNanos;
+    into[UNTIMED] = untimedCount;
     for (int b = 0; b < BUCKETS; b++) {
       into[FIELDS + b] = histogram.get(b);
     }
@@ -174,7 +228,7 @@ public final class LiveStatistics {
   public long passedInLastSecond(long now) {
     long currentTick = now / TICK_NANOS;
     Rings r = rings;
-    long sampled = sampledTick.get();
+    long sampled = sampledTick;
     if (r == null || sampled < 0) {
       return 0;
     }
@@ -185,7 +239,7 @@ public final class LiveStatistics {
       } else if (t < sampled) {
         int slot = (int) Math.floorMod(t, (long) TICK_SLOTS);
         if (r.tickOf[slot] == t) {
-          sum += r.ticks[slot][PASSED];
+          sum += r.tickCounts[slot][PASSED];
         }
       }
     }
@@ -199,7 +253,7 @@ public final class LiveStatistics {
    */
   public SecondSummary lastSecondSummary(long now) {
     long currentTick = now / TICK_NANOS;
-    long sampled = sampledTick.get();
+    long sampled = sampledTick;
     Rings r = rings;
     if (r == null || sampled < 0) {
       return new SecondSummary(0, 0, 0, -1);
@@ -209,30 +263,30 @@ public final class LiveStatistics {
     for (int i = 0; i < live.length; i++) {
       live[i] = Math.max(0, live[i] - r.lastSeen[i]);
     }
-    long completed = 0;
+    long timed = 0;
     long rtSum = 0;
     long maxPerTick = 0;
     int lowestBucket = BUCKETS;
     for (long t = currentTick - TICKS_PER_SECOND; t < currentTick; t++) {
       long[] data = tickData(r, sampled, live, t);
-      long tickCompleted = 0;
+      long tickTimed = 0;
       for (int b = 0; b < BUCKETS; b++) {
         long n = data[FIELDS + b];
         if (n > 0) {
-          tickCompleted += n;
+          tickTimed += n;
           lowestBucket = Math.min(lowestBucket, b);
         }
       }
-      completed += tickCompleted;
+      timed += tickTimed;
       rtSum += data[RT_SUM];
-      maxPerTick = Math.max(maxPerTick, tickCompleted);
+      maxPerTick = Math.max(maxPerTick, tickTimed + data[UNTIMED]);
     }
     long minRt = lowestBucket == BUCKETS ? -1 : LatencyHistogram.lowerBound(lowestBucket);
-    return new SecondSummary(completed, rtSum, maxPerTick * TICKS_PER_SECOND, minRt);
+    return new SecondSummary(timed, rtSum, maxPerTick * TICKS_PER_SECOND, minRt);
   }
 
   /**
-   * @param completed calls completed in the second
+   * @param completed timed calls completed in the second
    * @param rtSumNanos their response times summed
    * @param maxCompletedPerSecond the busiest sub-window's completions, scaled to a second
    * @param minRtNanos the shortest response time seen (bucket lower bound), or -1 if none
@@ -243,7 +297,7 @@ public final class LiveStatistics {
   /** A snapshot of the windows ending before {@code now}. */
   public ResourceStatistics snapshot(long now, long concurrency) {
     long currentTick = now / TICK_NANOS;
-    long sampled = sampledTick.get();
+    long sampled = sampledTick;
     Rings r = rings;
     long[] live = new long[FIELDS + BUCKETS];
     long[] total = new long[FIELDS + BUCKETS];
@@ -294,8 +348,16 @@ public final class LiveStatistics {
     if (t == sampled) {
       return live;
     }
+    long[] out = new long[FIELDS + BUCKETS];
     int slot = (int) Math.floorMod(t, (long) TICK_SLOTS);
-    return r.tickOf[slot] == t ? r.ticks[slot] : new long[FIELDS + BUCKETS];
+    if (r.tickOf[slot] == t) {
+      System.arraycopy(r.tickCounts[slot], 0, out, 0, FIELDS);
+      int[] buckets = r.tickHistograms[slot];
+      for (int b = 0; b < BUCKETS; b++) {
+        out[FIELDS + b] = buckets[b];
+      }
+    }
+    return out;
   }
 
   private static long[] secondData(Rings r, long sampled, long[] live, long s) {
@@ -305,7 +367,7 @@ public final class LiveStatistics {
     }
     int slot = (int) Math.floorMod(s, (long) SECOND_SLOTS);
     if (r.secondOf[slot] == s) {
-      System.arraycopy(r.seconds[slot], 0, out, 0, FIELDS);
+      System.arraycopy(r.secondCounts[slot], 0, out, 0, FIELDS);
     }
     if (sampled / TICKS_PER_SECOND == s) {
       add(out, live);
@@ -319,8 +381,11 @@ public final class LiveStatistics {
       return out;
     }
     int slot = (int) Math.floorMod(h, (long) HISTOGRAM_SLOTS);
-    if (r.histogramOf[slot] == h) {
-      System.arraycopy(r.histograms[slot], 0, out, 0, BUCKETS);
+    if (r.periodOf[slot] == h) {
+      int[] buckets = r.periodHistograms[slot];
+      for (int b = 0; b < BUCKETS; b++) {
+        out[b] = buckets[b];
+      }
     }
     if (sampled / TICKS_PER_HISTOGRAM_SLOT == h) {
       for (int b = 0; b < BUCKETS; b++) {
@@ -349,20 +414,25 @@ public final class LiveStatistics {
         data[PASSED],
         data[BLOCKED],
         data[FAILED],
+        data[UNTIMED],
         data[RT_SUM],
         data[RT_MAX],
         buckets);
   }
 
-  /** The rings; written only by the sampling writer. */
+  /**
+   * The rings; written only by the sampling writer. Histogram growth per tick or per 10 s fits an
+   * {@code int} (it saturates rather than wraps), which halves their memory.
+   */
   private static final class Rings {
     final long[] lastSeen = new long[FIELDS + BUCKETS];
-    final long[][] ticks = new long[TICK_SLOTS][FIELDS + BUCKETS];
+    final long[][] tickCounts = new long[TICK_SLOTS][FIELDS];
+    final int[][] tickHistograms = new int[TICK_SLOTS][BUCKETS];
     final long[] tickOf = filled(TICK_SLOTS);
-    final long[][] seconds = new long[SECOND_SLOTS][FIELDS];
+    final long[][] secondCounts = new long[SECOND_SLOTS][FIELDS];
     final long[] secondOf = filled(SECOND_SLOTS);
-    final long[][] histograms = new long[HISTOGRAM_SLOTS][BUCKETS];
-    final long[] histogramOf = filled(HISTOGRAM_SLOTS);
+    final int[][] periodHistograms = new int[HISTOGRAM_SLOTS][BUCKETS];
+    final long[] periodOf = filled(HISTOGRAM_SLOTS);
 
     private static long[] filled(int n) {
       long[] a = new long[n];
@@ -370,34 +440,30 @@ public final class LiveStatistics {
       return a;
     }
 
-    final long[] scratch = new long[FIELDS + BUCKETS];
-    final long[] delta = new long[FIELDS + BUCKETS];
-
     /**
-     * Files one tick's growth. Ticks arrive in increasing order; a slot whose tag is not the tick
-     * asked for reads as empty, so idle ticks need no filing.
+     * Adds one tick's growth to its second and its 10 s period. Ticks arrive in increasing order; a
+     * slot whose tag is not the one asked for reads as empty, so idle time needs no filing.
      */
-    void file(long tick, long[] delta) {
-      int slot = (int) Math.floorMod(tick, (long) TICK_SLOTS);
-      System.arraycopy(delta, 0, ticks[slot], 0, delta.length);
-      tickOf[slot] = tick;
+    void fileInMinute(long tick, long[] counts, int[] buckets) {
       long second = tick / TICKS_PER_SECOND;
       int s = (int) Math.floorMod(second, (long) SECOND_SLOTS);
       if (secondOf[s] != second) {
-        java.util.Arrays.fill(seconds[s], 0);
+        java.util.Arrays.fill(secondCounts[s], 0);
         secondOf[s] = second;
       }
+      long[] target = secondCounts[s];
       for (int i = 0; i < FIELDS; i++) {
-        seconds[s][i] = i == RT_MAX ? Math.max(seconds[s][i], delta[i]) : seconds[s][i] + delta[i];
+        target[i] = i == RT_MAX ? Math.max(target[i], counts[i]) : target[i] + counts[i];
       }
       long period = tick / TICKS_PER_HISTOGRAM_SLOT;
       int h = (int) Math.floorMod(period, (long) HISTOGRAM_SLOTS);
-      if (histogramOf[h] != period) {
-        java.util.Arrays.fill(histograms[h], 0);
-        histogramOf[h] = period;
+      if (periodOf[h] != period) {
+        java.util.Arrays.fill(periodHistograms[h], 0);
+        periodOf[h] = period;
       }
+      int[] histogram = periodHistograms[h];
       for (int b = 0; b < BUCKETS; b++) {
-        histograms[h][b] += delta[FIELDS + b];
+        histogram[b] = (int) Math.min(Integer.MAX_VALUE, (long) histogram[b] + buckets[b]);
       }
     }
   }

@@ -132,6 +132,14 @@ public final class SystemGuard {
     return current < 0 ? candidate : Math.min(current, candidate);
   }
 
+  /**
+   * Whether inbound calls must all be timed: the average-RT and load thresholds read response
+   * times; QPS, concurrency and CPU thresholds do not.
+   */
+  public boolean needsResponseTimes() {
+    return avgRtMs >= 0 || highestLoad >= 0;
+  }
+
   /** The merged thresholds. */
   public SystemRuleSpec merged() {
     return merged;
@@ -215,10 +223,14 @@ public final class SystemGuard {
     sample(now);
   }
 
-  /** Takes one sample and updates the controller; exposed for tests and executors. */
+  /**
+   * Takes one sample at {@code now} and updates the controller; the next automatic sample is due
+   * one interval later. Public so tests (and schedulers) can drive sampling themselves.
+   */
   public void sample(long now) {
     Controller c = controller;
     synchronized (c) {
+      c.nextSampleAt.set(now + SAMPLE_INTERVAL_NANOS);
       double factor = MAX_STEP;
       boolean rtLimits = false;
       if (highestCpu >= 0) {
