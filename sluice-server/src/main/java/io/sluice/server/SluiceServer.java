@@ -197,6 +197,7 @@ public final class SluiceServer implements AutoCloseable {
     pushThread.setRemoveOnCancelPolicy(true);
     started.push(() -> shutdown(pushThread));
     NamingPushes pushes = new NamingPushes(services, pushThread, options.pushDelay().toMillis());
+    scheduler.scheduleWithFixedDelay(services::forgetIdleRenderings, 30, 30, TimeUnit.SECONDS);
     services.onChange(pushes);
     NamingService naming = new NamingService(services, pushes, replicator);
 

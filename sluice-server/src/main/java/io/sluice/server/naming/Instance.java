@@ -66,6 +66,11 @@ public record Instance(
             ipDeleteTimeoutMillis);
   }
 
+  /** The id clients see: the one given at registration, else the generated one. */
+  public String instanceIdIn(ServiceKey service) {
+    return instanceId != null ? instanceId : defaultInstanceId(ip, port, clusterName, service);
+  }
+
   /** The id Nacos generates when the client gives none: {@code ip#port#cluster#group@@service}. */
   public static String defaultInstanceId(String ip, int port, String cluster, ServiceKey service) {
     return ip + "#" + port + "#" + cluster + "#" + service.groupedName();

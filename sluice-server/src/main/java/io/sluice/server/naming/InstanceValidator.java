@@ -17,6 +17,12 @@ public final class InstanceValidator {
   static final int MAX_METADATA_ENTRIES = 128;
   static final int MAX_METADATA_BYTES = 16 * 1024;
 
+  /**
+   * Shared by every registry in the process: canonical copies of strings are values, not state, and
+   * sharing them across registries only saves more.
+   */
+  private static final CanonicalStrings STRINGS = new CanonicalStrings();
+
   private InstanceValidator() {}
 
   public static void checkService(ServiceKey service) {
@@ -84,11 +90,14 @@ public final class InstanceValidator {
       throw new InvalidInstanceException(
           "heart beat interval must be less than heart beat timeout and ip delete timeout");
     }
+    // The generated id is not stored: it is derived from the fields whenever it is shown.
     String id =
-        instanceId == null || instanceId.isBlank()
-            ? Instance.defaultInstanceId(ip, port, cluster, service)
+        instanceId == null
+                || instanceId.isBlank()
+                || instanceId.equals(Instance.defaultInstanceId(ip, port, cluster, service))
+            ? null
             : instanceId;
-    if (id.length() > 1024) {
+    if (id != null && id.length() > 1024) {
       throw new InvalidInstanceException("instanceId is longer than 1024 characters");
     }
     return new Instance(
@@ -99,8 +108,8 @@ public final class InstanceValidator {
         healthy == null || healthy,
         enabled == null || enabled,
         ephemeral,
-        cluster,
-        meta,
+        STRINGS.of(cluster),
+        STRINGS.of(meta),
         interval,
         timeout,
         delete);

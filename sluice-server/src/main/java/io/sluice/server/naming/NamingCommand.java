@@ -87,7 +87,8 @@ public sealed interface NamingCommand {
   }
 
   static void writeInstance(DataOutputStream out, Instance i) throws IOException {
-    writeString(out, i.instanceId());
+    // "" stands for the generated id (null in the instance).
+    writeString(out, i.instanceId() == null ? "" : i.instanceId());
     writeString(out, i.ip());
     out.writeInt(i.port());
     out.writeDouble(i.weight());
@@ -102,8 +103,9 @@ public sealed interface NamingCommand {
   }
 
   static Instance readInstance(DataInputStream in) throws IOException {
+    String instanceId = readString(in);
     return new Instance(
-        readString(in),
+        instanceId.isEmpty() ? null : instanceId,
         readString(in),
         in.readInt(),
         in.readDouble(),

@@ -40,6 +40,11 @@ final class Service {
     return view;
   }
 
+  /** The current snapshot if one was built, without building it. */
+  synchronized ServiceView builtView() {
+    return view;
+  }
+
   /** Records a change: a new lastRefTime above every earlier one, and a view to rebuild. */
   private void changed(long nowMillis) {
     lastRefTime = Math.max(nowMillis, lastRefTime + 1);

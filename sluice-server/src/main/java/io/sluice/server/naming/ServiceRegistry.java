@@ -311,6 +311,19 @@ public final class ServiceRegistry {
     return keys;
   }
 
+  /**
+   * Drops the cached JSON of services nobody queried or was pushed since the previous call; run it
+   * every few tens of seconds.
+   */
+  public void forgetIdleRenderings() {
+    for (Service service : services.values()) {
+      ServiceView view = service.builtView();
+      if (view != null) {
+        view.forgetRenderingsIfIdle();
+      }
+    }
+  }
+
   public int serviceCount() {
     int count = 0;
     for (Service service : services.values()) {

@@ -31,6 +31,12 @@ public final class ServiceView {
   private final long lastRefTime;
   private final Map<String, String> jsonByFilter = new ConcurrentHashMap<>();
 
+  /**
+   * Set by every rendering request, cleared by {@link #forgetRenderingsIfIdle}. A racy flag is
+   * enough: at worst a rendering is dropped one sweep early or late.
+   */
+  private boolean used;
+
   ServiceView(ServiceKey key, List<Instance> instances, ServiceMeta meta, long lastRefTime) {
     this.key = key;
     this.instances = List.copyOf(instances);
@@ -66,6 +72,7 @@ public final class ServiceView {
   public String serviceInfoJson(String clusters, boolean healthyOnly, boolean groupedName) {
     String filter = clusters == null ? "" : clusters;
     String cacheKey = (healthyOnly ? "h" : "a") + (groupedName ? "g" : "u") + filter;
+    used = true;
     String json = jsonByFilter.get(cacheKey);
     if (json == null) {
       json = render(filter, healthyOnly, groupedName);
@@ -75,6 +82,18 @@ public final class ServiceView {
       }
     }
     return json;
+  }
+
+  /**
+   * Drops the cached renderings if nobody asked for one since the last call, so services that are
+   * neither queried nor pushed keep only their instances in memory, not their JSON as well.
+   */
+  void forgetRenderingsIfIdle() {
+    if (used) {
+      used = false;
+    } else if (!jsonByFilter.isEmpty()) {
+      jsonByFilter.clear();
+    }
   }
 
   /** The instances a client gets, as {@link #serviceInfoJson} selects them. */
@@ -132,7 +151,7 @@ public final class ServiceView {
   public static void writeInstance(JsonGenerator json, Instance instance, ServiceKey service)
       throws IOException {
     json.writeStartObject();
-    json.writeStringField("instanceId", instance.instanceId());
+    json.writeStringField("instanceId", instance.instanceIdIn(service));
     json.writeStringField("ip", instance.ip());
     json.writeNumberField("port", instance.port());
     json.writeNumberField("weight", instance.weight());

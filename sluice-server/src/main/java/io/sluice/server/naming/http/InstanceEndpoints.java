@@ -141,7 +141,7 @@ final class InstanceEndpoints {
         detail.put("clusterName", cluster);
         detail.put("weight", instance.weight());
         detail.put("healthy", instance.healthy());
-        detail.put("instanceId", instance.instanceId());
+        detail.put("instanceId", instance.instanceIdIn(service));
         detail.set("metadata", json.valueToTree(instance.metadata()));
         return done(Answer.json(detail.toString()));
       }
