@@ -21,6 +21,7 @@ import io.sluice.server.naming.health.HealthChecker;
 import io.sluice.server.naming.health.VertxHealthProbe;
 import io.sluice.server.naming.http.NamingHttpRoutes;
 import io.sluice.server.protocol.grpc.ConnectionRegistry;
+import io.sluice.server.protocol.grpc.ConnectionRoutes;
 import io.sluice.server.protocol.grpc.GrpcServer;
 import io.sluice.server.protocol.grpc.IdleConnectionEjector;
 import io.sluice.server.protocol.grpc.MessageCodec;
@@ -263,6 +264,7 @@ public final class SluiceServer implements AutoCloseable {
             List.of(
                 configHttp,
                 namespaceHttp,
+                new ConnectionRoutes(connections, codec),
                 httpRouter ->
                     NamingHttpRoutes.mount(
                         httpRouter, naming, beats, replicator::isReady, connections::size)));

@@ -1,19 +1,29 @@
 package io.sluice.server.config.compat;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.alibaba.nacos.api.NacosFactory;
 import com.alibaba.nacos.api.PropertyKeyConst;
 import com.alibaba.nacos.api.config.ConfigService;
 import com.alibaba.nacos.api.config.listener.Listener;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.server.ServerOptions;
 import io.sluice.server.SluiceServer;
+import io.sluice.server.config.ConfigKey;
 import io.sluice.server.config.ContentMd5;
 import io.sluice.server.testing.FreePorts;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -163,5 +173,121 @@ class NacosConfigClientIT {
     assertThat(client.getConfig("oversize.txt", "DEFAULT_GROUP", 3000)).isNull();
     assertThat(client.publishConfig("fine.txt", "DEFAULT_GROUP", "ok")).isTrue();
     assertThat(client.getConfig("fine.txt", "DEFAULT_GROUP", 3000)).isEqualTo("ok");
+  }
+
+  @Test
+  void servesTheBetaVersionToAListedClientAndTellsItsListener() throws Exception {
+    ConfigService client = client(null);
+    client.publishConfig("beta.properties", "DEFAULT_GROUP", "mode=formal");
+    BlockingQueue<String> received = new LinkedBlockingQueue<>();
+    client.addListener(
+        "beta.properties",
+        "DEFAULT_GROUP",
+        new Listener() {
+          @Override
+          public Executor getExecutor() {
+            return null;
+          }
+
+          @Override
+          public void receiveConfigInfo(String configInfo) {
+            received.add(configInfo);
+          }
+        });
+    assertThat(received.poll(10, TimeUnit.SECONDS)).isEqualTo("mode=formal");
+
+    // The client connects from 127.0.0.1; a beta publish for that address reaches it alone.
+    HttpResponse<String> beta =
+        http(
+            HttpRequest.newBuilder(URI.create(server.httpAddress() + "/nacos/v1/cs/configs"))
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .header("betaIps", "127.0.0.1")
+                .POST(
+                    HttpRequest.BodyPublishers.ofString(
+                        "dataId=beta.properties&group=DEFAULT_GROUP&content=mode%3Dbeta")));
+    assertThat(beta.body()).isEqualTo("true");
+
+    assertThat(received.poll(10, TimeUnit.SECONDS)).isEqualTo("mode=beta");
+    assertThat(client.getConfig("beta.properties", "DEFAULT_GROUP", 3000)).isEqualTo("mode=beta");
+    assertThat(
+            server
+                .config()
+                .find(ConfigKey.of("", "DEFAULT_GROUP", "beta.properties"))
+                .formal()
+                .content())
+        .isEqualTo("mode=formal");
+  }
+
+  @Test
+  void reconnectsWhenTheServerAsksAndKeepsListening() throws Exception {
+    ConfigService client = client("reset-ns");
+    client.publishConfig("reset.txt", "DEFAULT_GROUP", "one");
+    BlockingQueue<String> received = new LinkedBlockingQueue<>();
+    client.addListener(
+        "reset.txt",
+        "DEFAULT_GROUP",
+        new Listener() {
+          @Override
+          public Executor getExecutor() {
+            return null;
+          }
+
+          @Override
+          public void receiveConfigInfo(String configInfo) {
+            received.add(configInfo);
+          }
+        });
+    assertThat(received.poll(10, TimeUnit.SECONDS)).isEqualTo("one");
+    Set<String> before = connectionIds("reset-ns");
+    assertThat(before).isNotEmpty();
+
+    for (String id : before) {
+      HttpResponse<String> reset =
+          http(
+              HttpRequest.newBuilder(
+                      URI.create(
+                          server.httpAddress()
+                              + "/nacos/v2/core/loader/reloadClient?connectionId="
+                              + java.net.URLEncoder.encode(
+                                  id, java.nio.charset.StandardCharsets.UTF_8)))
+                  .GET());
+      assertThat(reset.statusCode()).isEqualTo(200);
+      assertThat(reset.body()).isEqualTo("success");
+    }
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .untilAsserted(
+            () -> {
+              Set<String> after = connectionIds("reset-ns");
+              assertThat(after).isNotEmpty().doesNotContainAnyElementsOf(before);
+            });
+
+    ConfigService publisher = client("reset-ns");
+    publisher.publishConfig("reset.txt", "DEFAULT_GROUP", "two");
+    assertThat(received.poll(15, TimeUnit.SECONDS)).isEqualTo("two");
+  }
+
+  private Set<String> connectionIds(String namespace) throws Exception {
+    HttpResponse<String> current =
+        http(
+            HttpRequest.newBuilder(
+                    URI.create(server.httpAddress() + "/nacos/v2/core/loader/current"))
+                .GET());
+    assertThat(current.statusCode()).isEqualTo(200);
+    JsonNode all = new ObjectMapper().readTree(current.body());
+    Set<String> ids = new java.util.TreeSet<>();
+    all.fields()
+        .forEachRemaining(
+            entry -> {
+              if (namespace.equals(entry.getValue().path("namespace").asText())
+                  && "config".equals(entry.getValue().path("module").asText())) {
+                ids.add(entry.getKey());
+              }
+            });
+    return ids;
+  }
+
+  private static HttpResponse<String> http(HttpRequest.Builder request) throws Exception {
+    return HttpClient.newHttpClient().send(request.build(), HttpResponse.BodyHandlers.ofString());
   }
 }
