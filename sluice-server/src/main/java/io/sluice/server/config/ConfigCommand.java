@@ -1,12 +1,12 @@
 package io.sluice.server.config;
 
+import io.sluice.server.replication.LengthPrefixedString;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -199,27 +199,11 @@ public sealed interface ConfigCommand {
     return ConfigKey.of(readString(in), readString(in), readString(in));
   }
 
-  /** Strings of any length (DataOutput's own UTF format stops at 64 KiB); null survives. */
   static void writeString(DataOutputStream out, String s) throws IOException {
-    if (s == null) {
-      out.writeInt(-1);
-      return;
-    }
-    byte[] utf8 = s.getBytes(StandardCharsets.UTF_8);
-    out.writeInt(utf8.length);
-    out.write(utf8);
+    LengthPrefixedString.write(out, s);
   }
 
   static String readString(DataInputStream in) throws IOException {
-    int length = in.readInt();
-    if (length < 0) {
-      return null;
-    }
-    if (length > MAX_STRING_BYTES) {
-      throw new IOException("string of " + length + " bytes: corrupt input");
-    }
-    byte[] utf8 = new byte[length];
-    in.readFully(utf8);
-    return new String(utf8, StandardCharsets.UTF_8);
+    return LengthPrefixedString.read(in, MAX_STRING_BYTES);
   }
 }

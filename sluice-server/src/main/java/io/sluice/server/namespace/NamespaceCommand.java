@@ -1,5 +1,6 @@
 package io.sluice.server.namespace;
 
+import io.sluice.server.replication.LengthPrefixedString;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -7,7 +8,6 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 
 /**
  * A change to the namespaces, as it travels through the replicated log: everything apply needs,
@@ -71,25 +71,10 @@ sealed interface NamespaceCommand {
   }
 
   static void writeString(DataOutputStream out, String s) throws IOException {
-    if (s == null) {
-      out.writeInt(-1);
-      return;
-    }
-    byte[] utf8 = s.getBytes(StandardCharsets.UTF_8);
-    out.writeInt(utf8.length);
-    out.write(utf8);
+    LengthPrefixedString.write(out, s);
   }
 
   static String readString(DataInputStream in) throws IOException {
-    int length = in.readInt();
-    if (length < 0) {
-      return null;
-    }
-    if (length > MAX_STRING_BYTES) {
-      throw new IOException("string of " + length + " bytes: corrupt input");
-    }
-    byte[] utf8 = new byte[length];
-    in.readFully(utf8);
-    return new String(utf8, StandardCharsets.UTF_8);
+    return LengthPrefixedString.read(in, MAX_STRING_BYTES);
   }
 }

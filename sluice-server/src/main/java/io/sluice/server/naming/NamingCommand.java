@@ -1,5 +1,6 @@
 package io.sluice.server.naming;
 
+import io.sluice.server.replication.LengthPrefixedString;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -7,7 +8,6 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -156,18 +156,14 @@ public sealed interface NamingCommand {
   }
 
   private static void writeString(DataOutputStream out, String s) throws IOException {
-    byte[] utf8 = s.getBytes(StandardCharsets.UTF_8);
-    out.writeInt(utf8.length);
-    out.write(utf8);
+    LengthPrefixedString.write(out, s);
   }
 
   private static String readString(DataInputStream in) throws IOException {
-    int length = in.readInt();
-    if (length < 0 || length > MAX_STRING_BYTES) {
-      throw new IOException("string of " + length + " bytes: corrupt input");
+    String s = LengthPrefixedString.read(in, MAX_STRING_BYTES);
+    if (s == null) {
+      throw new IOException("missing string: corrupt input");
     }
-    byte[] utf8 = new byte[length];
-    in.readFully(utf8);
-    return new String(utf8, StandardCharsets.UTF_8);
+    return s;
   }
 }

@@ -11,12 +11,9 @@ import io.grpc.Status;
 import io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.StreamObserver;
+import io.sluice.server.protocol.grpc.NacosGrpcMethods;
 import io.sluice.server.protocol.grpc.Payload;
-import io.sluice.server.protocol.grpc.PayloadCodec;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -31,38 +28,8 @@ import java.util.function.BiConsumer;
 public final class NacosWireClient implements AutoCloseable {
   public static final ObjectMapper JSON = new ObjectMapper();
 
-  private static final MethodDescriptor.Marshaller<Payload> MARSHALLER =
-      new MethodDescriptor.Marshaller<>() {
-        @Override
-        public InputStream stream(Payload value) {
-          return new ByteArrayInputStream(PayloadCodec.encode(value));
-        }
-
-        @Override
-        public Payload parse(InputStream stream) {
-          try {
-            return PayloadCodec.decode(stream.readAllBytes());
-          } catch (IOException e) {
-            throw new UncheckedIOException(e);
-          }
-        }
-      };
-
-  static final MethodDescriptor<Payload, Payload> UNARY =
-      MethodDescriptor.<Payload, Payload>newBuilder()
-          .setType(MethodDescriptor.MethodType.UNARY)
-          .setFullMethodName("Request/request")
-          .setRequestMarshaller(MARSHALLER)
-          .setResponseMarshaller(MARSHALLER)
-          .build();
-
-  static final MethodDescriptor<Payload, Payload> BI_STREAM =
-      MethodDescriptor.<Payload, Payload>newBuilder()
-          .setType(MethodDescriptor.MethodType.BIDI_STREAMING)
-          .setFullMethodName("BiRequestStream/requestBiStream")
-          .setRequestMarshaller(MARSHALLER)
-          .setResponseMarshaller(MARSHALLER)
-          .build();
+  static final MethodDescriptor<Payload, Payload> UNARY = NacosGrpcMethods.UNARY;
+  static final MethodDescriptor<Payload, Payload> BI_STREAM = NacosGrpcMethods.BI_STREAM;
 
   private final ManagedChannel channel;
   private StreamObserver<Payload> stream;

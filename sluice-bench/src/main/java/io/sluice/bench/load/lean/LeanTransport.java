@@ -1,6 +1,5 @@
 package io.sluice.bench.load.lean;
 
-import io.grpc.KnownLength;
 import io.grpc.ManagedChannel;
 import io.grpc.MethodDescriptor;
 import io.grpc.netty.NettyChannelBuilder;
@@ -8,12 +7,9 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.sluice.server.protocol.grpc.NacosGrpcMethods;
 import io.sluice.server.protocol.grpc.Payload;
 import io.sluice.server.protocol.grpc.PayloadCodec;
-import java.io.ByteArrayInputStream;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -28,21 +24,8 @@ import java.util.concurrent.TimeUnit;
  * reacts to a response or a push must not block.
  */
 public final class LeanTransport implements AutoCloseable {
-  static final MethodDescriptor<Payload, Payload> UNARY =
-      MethodDescriptor.<Payload, Payload>newBuilder()
-          .setType(MethodDescriptor.MethodType.UNARY)
-          .setFullMethodName("Request/request")
-          .setRequestMarshaller(PayloadMarshaller.INSTANCE)
-          .setResponseMarshaller(PayloadMarshaller.INSTANCE)
-          .build();
-
-  static final MethodDescriptor<Payload, Payload> BI_STREAM =
-      MethodDescriptor.<Payload, Payload>newBuilder()
-          .setType(MethodDescriptor.MethodType.BIDI_STREAMING)
-          .setFullMethodName("BiRequestStream/requestBiStream")
-          .setRequestMarshaller(PayloadMarshaller.INSTANCE)
-          .setResponseMarshaller(PayloadMarshaller.INSTANCE)
-          .build();
+  static final MethodDescriptor<Payload, Payload> UNARY = NacosGrpcMethods.UNARY;
+  static final MethodDescriptor<Payload, Payload> BI_STREAM = NacosGrpcMethods.BI_STREAM;
 
   public static final long DEFAULT_TIMEOUT_MILLIS = 10_000;
 
@@ -101,38 +84,5 @@ public final class LeanTransport implements AutoCloseable {
   @Override
   public void close() {
     eventLoops.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
-  }
-
-  /** {@link PayloadCodec} for grpc-java. */
-  private static final class PayloadMarshaller implements MethodDescriptor.Marshaller<Payload> {
-    static final PayloadMarshaller INSTANCE = new PayloadMarshaller();
-
-    @Override
-    public InputStream stream(Payload value) {
-      return new ByteArrayInputStream(PayloadCodec.encode(value));
-    }
-
-    @Override
-    public Payload parse(InputStream stream) {
-      try {
-        byte[] bytes;
-        if (stream instanceof KnownLength) {
-          bytes = new byte[stream.available()];
-          int read = 0;
-          while (read < bytes.length) {
-            int n = stream.read(bytes, read, bytes.length - read);
-            if (n < 0) {
-              throw new IOException("stream ended early");
-            }
-            read += n;
-          }
-        } else {
-          bytes = stream.readAllBytes();
-        }
-        return PayloadCodec.decode(bytes);
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    }
   }
 }

@@ -3,7 +3,6 @@ package io.sluice.server.protocol.grpc;
 import io.grpc.Attributes;
 import io.grpc.Grpc;
 import io.grpc.Metadata;
-import io.grpc.MethodDescriptor;
 import io.grpc.Server;
 import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
@@ -44,22 +43,6 @@ public final class GrpcServer implements AutoCloseable {
 
   static final Attributes.Key<String> CONNECTION_ID = Attributes.Key.create("sluice.connectionId");
 
-  private static final MethodDescriptor<Payload, Payload> UNARY =
-      MethodDescriptor.<Payload, Payload>newBuilder()
-          .setType(MethodDescriptor.MethodType.UNARY)
-          .setFullMethodName("Request/request")
-          .setRequestMarshaller(PayloadMarshaller.INSTANCE)
-          .setResponseMarshaller(PayloadMarshaller.INSTANCE)
-          .build();
-
-  private static final MethodDescriptor<Payload, Payload> BI_STREAM =
-      MethodDescriptor.<Payload, Payload>newBuilder()
-          .setType(MethodDescriptor.MethodType.BIDI_STREAMING)
-          .setFullMethodName("BiRequestStream/requestBiStream")
-          .setRequestMarshaller(PayloadMarshaller.INSTANCE)
-          .setResponseMarshaller(PayloadMarshaller.INSTANCE)
-          .build();
-
   /** What this server tells clients it supports, in {@code SetupAckRequest}. */
   private static final Map<String, Boolean> ABILITIES =
       Map.of("supportPersistentInstanceByGrpc", true);
@@ -97,11 +80,12 @@ public final class GrpcServer implements AutoCloseable {
     EventLoopGroup workers = new MultiThreadIoEventLoopGroup(eventLoops, NioIoHandler.newFactory());
     ServerServiceDefinition requestService =
         ServerServiceDefinition.builder("Request")
-            .addMethod(UNARY, new UnaryCallHandler(registry, router, codec, ready, clock))
+            .addMethod(
+                NacosGrpcMethods.UNARY, new UnaryCallHandler(registry, router, codec, ready, clock))
             .build();
     ServerServiceDefinition streamService =
         ServerServiceDefinition.builder("BiRequestStream")
-            .addMethod(BI_STREAM, new StreamCallHandler(registry, codec, clock))
+            .addMethod(NacosGrpcMethods.BI_STREAM, new StreamCallHandler(registry, codec, clock))
             .build();
     Server server =
         NettyServerBuilder.forAddress(new InetSocketAddress(host, port))

@@ -11,8 +11,8 @@ import java.io.UncheckedIOException;
  * Plugs {@link PayloadCodec} into grpc-java. gRPC has already bounded the message size (the
  * server's maximum inbound message size) before {@link #parse} sees the stream.
  */
-final class PayloadMarshaller implements MethodDescriptor.Marshaller<Payload> {
-  static final PayloadMarshaller INSTANCE = new PayloadMarshaller();
+public final class PayloadMarshaller implements MethodDescriptor.Marshaller<Payload> {
+  public static final PayloadMarshaller INSTANCE = new PayloadMarshaller();
 
   private PayloadMarshaller() {}
 
