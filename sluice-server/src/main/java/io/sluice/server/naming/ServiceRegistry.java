@@ -70,6 +70,9 @@ public final class ServiceRegistry {
   /** Replaces everything {@code owner} publishes for the service (set semantics). */
   public void publishAll(String owner, ServiceKey key, List<Instance> instances) {
     AtomicBoolean changed = new AtomicBoolean();
+    // The key the services map holds, so each owner's index shares it instead of keeping the
+    // copy every request decodes (100,000 instances would keep 100,000 copies).
+    ServiceKey[] stored = {key};
     services.compute(
         key,
         (k, service) -> {
@@ -81,6 +84,7 @@ public final class ServiceRegistry {
                     + " has persistent instances; it cannot take ephemeral ones");
           }
           changed.set(s.publish(owner, instances, clock.currentTimeMillis()));
+          stored[0] = s.key;
           return s.isRemovable() ? null : s;
         });
     if (instances.isEmpty()) {
@@ -89,7 +93,7 @@ public final class ServiceRegistry {
         owned.remove(key);
       }
     } else {
-      servicesByOwner.computeIfAbsent(owner, o -> ConcurrentHashMap.newKeySet()).add(key);
+      servicesByOwner.computeIfAbsent(owner, o -> ConcurrentHashMap.newKeySet()).add(stored[0]);
     }
     if (changed.get()) {
       changes.accept(key);
