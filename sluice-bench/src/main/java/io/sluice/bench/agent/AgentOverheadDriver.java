@@ -15,6 +15,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -39,7 +42,10 @@ import java.util.regex.Pattern;
  *   --agent-jar sluice-agent/target/sluice-agent.jar --rate 500 --warmup 30 --measure 60 --rounds 5
  * </pre>
  *
- * <p>{@code --measure 0} measures start-up only; {@code --pin false} runs without {@code taskset}.
+ * <p>{@code --measure 0} measures start-up only; {@code --pin false} runs without {@code taskset};
+ * {@code --side-by-side true} runs both applications at once on the same core and drives them over
+ * the same seconds, so the machine's other load weighs on both alike (see {@link
+ * #measureSideBySide}).
  */
 public final class AgentOverheadDriver {
   static final String APP_NAME = "bench-app";
@@ -83,6 +89,7 @@ public final class AgentOverheadDriver {
     int warmup = Integer.parseInt(options.getOrDefault("warmup", "30"));
     int measure = Integer.parseInt(options.getOrDefault("measure", "60"));
     int rounds = Integer.parseInt(options.getOrDefault("rounds", "2"));
+    boolean sideBySide = "true".equals(options.get("side-by-side"));
     boolean pin =
         !"false".equals(options.get("pin")) && Files.isExecutable(Path.of("/usr/bin/taskset"));
     Path work = Files.createTempDirectory("sluice-agent-bench");
@@ -95,22 +102,34 @@ public final class AgentOverheadDriver {
     }
     System.out.printf(
         Locale.ROOT,
-        "agent overhead: %s, %.0f req/s, warm-up %d s, measured %d s, %d rounds, pinned=%s, java %s%n",
+        "agent overhead: %s, %.0f req/s, warm-up %d s, measured %d s, %d rounds, %s, pinned=%s,"
+            + " java %s%n",
         appJar.getFileName(),
         rate,
         warmup,
         measure,
         rounds,
+        sideBySide ? "side by side" : "one after the other",
         pin,
         java);
 
     List<Measurement> results = new ArrayList<>();
+    List<Double> pairedCpu = new ArrayList<>();
+    List<Double> pairedP50 = new ArrayList<>();
     for (int round = 0; round < rounds; round++) {
-      for (String mode : List.of("none", "agent")) {
-        Measurement m = measureOnce(mode, java, appJar, agentJar, work, rate, warmup, measure, pin);
-        System.out.println(format(m));
-        results.add(m);
+      List<Measurement> pair;
+      if (sideBySide) {
+        pair = measureSideBySide(java, appJar, agentJar, work, rate, warmup, measure, pin);
+      } else {
+        pair = new ArrayList<>();
+        for (String mode : List.of("none", "agent")) {
+          pair.add(measureOnce(mode, java, appJar, agentJar, work, rate, warmup, measure, pin));
+        }
       }
+      pair.forEach(m -> System.out.println(format(m)));
+      results.addAll(pair);
+      pairedCpu.add(pair.get(1).cpuMicrosPerRequest() - pair.get(0).cpuMicrosPerRequest());
+      pairedP50.add(pair.get(1).p50Micros() - pair.get(0).p50Micros());
     }
     System.out.println();
     System.out.println(
@@ -134,6 +153,47 @@ public final class AgentOverheadDriver {
         agent.cpuMicrosPerRequest - none.cpuMicrosPerRequest,
         agent.rssMib - none.rssMib,
         agent.threads - none.threads);
+    System.out.printf(
+        Locale.ROOT,
+        "paired rounds (agent minus none): CPU µs/req %s, median %+.2f; p50 µs %s, median %+.1f%n",
+        signed(pairedCpu),
+        median(pairedCpu),
+        signed(pairedP50),
+        median(pairedP50));
+  }
+
+  static String signed(List<Double> values) {
+    return values.stream()
+        .map(v -> String.format(Locale.ROOT, "%+.1f", v))
+        .collect(java.util.stream.Collectors.joining(" "));
+  }
+
+  static double median(List<Double> values) {
+    double[] sorted = values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+    int n = sorted.length;
+    return n == 0
+        ? Double.NaN
+        : n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+  }
+
+  /** One started application: its process and what its start-up cost. */
+  record RunningApp(
+      String mode,
+      Process process,
+      long pid,
+      HttpClient http,
+      String base,
+      long startMillis,
+      long startCpuMillis,
+      long loadedClasses)
+      implements AutoCloseable {
+    @Override
+    public void close() throws InterruptedException {
+      process.destroy();
+      if (!process.waitFor(15, TimeUnit.SECONDS)) {
+        process.destroyForcibly().waitFor();
+      }
+    }
   }
 
   static Measurement measureOnce(
@@ -147,6 +207,87 @@ public final class AgentOverheadDriver {
       int measure,
       boolean pin)
       throws Exception {
+    try (RunningApp app = launch(mode, java, appJar, agentJar, work, pin)) {
+      if (measure == 0) {
+        // Start-up only: no load, no latency or CPU-per-request figures.
+        ProcessSample now = ProcessSample.of(app.pid());
+        return measurement(app, null, now, now);
+      }
+      OpenLoopLoad.run(app.http(), app.base(), rate, Duration.ofSeconds(warmup));
+      ProcessSample before = ProcessSample.of(app.pid());
+      OpenLoopLoad.Result load =
+          OpenLoopLoad.run(app.http(), app.base(), rate, Duration.ofSeconds(measure));
+      return measurement(app, load, before, ProcessSample.of(app.pid()));
+    }
+  }
+
+  /**
+   * Both applications at once, on the same core, driven at the same rate over the same seconds: the
+   * machine's other load then falls on both alike, so their difference is steadier than that of
+   * rounds taken one after the other. Returns the two measurements, without the agent first.
+   */
+  static List<Measurement> measureSideBySide(
+      Path java,
+      Path appJar,
+      Path agentJar,
+      Path work,
+      double rate,
+      int warmup,
+      int measure,
+      boolean pin)
+      throws Exception {
+    try (RunningApp none = launch("none", java, appJar, agentJar, work, pin);
+        RunningApp agent = launch("agent", java, appJar, agentJar, work, pin)) {
+      ExecutorService drivers = Executors.newFixedThreadPool(2);
+      try {
+        loadTogether(drivers, none, agent, rate, warmup);
+        ProcessSample noneBefore = ProcessSample.of(none.pid());
+        ProcessSample agentBefore = ProcessSample.of(agent.pid());
+        List<OpenLoopLoad.Result> loads = loadTogether(drivers, none, agent, rate, measure);
+        ProcessSample noneAfter = ProcessSample.of(none.pid());
+        ProcessSample agentAfter = ProcessSample.of(agent.pid());
+        return List.of(
+            measurement(none, loads.get(0), noneBefore, noneAfter),
+            measurement(agent, loads.get(1), agentBefore, agentAfter));
+      } finally {
+        drivers.shutdownNow();
+      }
+    }
+  }
+
+  static List<OpenLoopLoad.Result> loadTogether(
+      ExecutorService drivers, RunningApp first, RunningApp second, double rate, int seconds)
+      throws Exception {
+    Future<OpenLoopLoad.Result> a =
+        drivers.submit(
+            () -> OpenLoopLoad.run(first.http(), first.base(), rate, Duration.ofSeconds(seconds)));
+    Future<OpenLoopLoad.Result> b =
+        drivers.submit(
+            () ->
+                OpenLoopLoad.run(second.http(), second.base(), rate, Duration.ofSeconds(seconds)));
+    return List.of(a.get(), b.get());
+  }
+
+  /** Start-up figures always; load figures when {@code load} is not null. */
+  static Measurement measurement(
+      RunningApp app, OpenLoopLoad.Result load, ProcessSample before, ProcessSample after) {
+    return new Measurement(
+        app.mode(),
+        app.startMillis(),
+        app.startCpuMillis(),
+        app.loadedClasses(),
+        load == null ? Double.NaN : load.percentileMicros(0.50),
+        load == null ? Double.NaN : load.percentileMicros(0.99),
+        load == null ? Double.NaN : load.percentileMicros(0.999),
+        load == null ? Double.NaN : after.cpuMicrosSince(before) / load.completed(),
+        after.rssKib() / 1024.0,
+        after.threads(),
+        load == null ? 0 : load.errors(),
+        load == null ? 0 : load.non200());
+  }
+
+  static RunningApp launch(
+      String mode, Path java, Path appJar, Path agentJar, Path work, boolean pin) throws Exception {
     int port = freePort();
     List<String> command = new ArrayList<>();
     if (pin) {
@@ -204,46 +345,11 @@ public final class AgentOverheadDriver {
       long pid = javaPid(process);
       long startCpuMillis =
           ProcessSample.of(pid).cpuTicks() * 1000 / ProcessSample.CLOCK_TICKS_PER_SECOND;
-      long loadedClasses = loadedClasses(java, pid);
-      if (measure == 0) {
-        // Start-up only: no load, no latency or CPU-per-request figures.
-        ProcessSample now = ProcessSample.of(pid);
-        return new Measurement(
-            mode,
-            startMillis,
-            startCpuMillis,
-            loadedClasses,
-            Double.NaN,
-            Double.NaN,
-            Double.NaN,
-            Double.NaN,
-            now.rssKib() / 1024.0,
-            now.threads(),
-            0,
-            0);
-      }
-      OpenLoopLoad.run(http, base, rate, Duration.ofSeconds(warmup));
-      ProcessSample before = ProcessSample.of(pid);
-      OpenLoopLoad.Result load = OpenLoopLoad.run(http, base, rate, Duration.ofSeconds(measure));
-      ProcessSample after = ProcessSample.of(pid);
-      return new Measurement(
-          mode,
-          startMillis,
-          startCpuMillis,
-          loadedClasses,
-          load.percentileMicros(0.50),
-          load.percentileMicros(0.99),
-          load.percentileMicros(0.999),
-          after.cpuMicrosSince(before) / load.completed(),
-          after.rssKib() / 1024.0,
-          after.threads(),
-          load.errors(),
-          load.non200());
-    } finally {
-      process.destroy();
-      if (!process.waitFor(15, TimeUnit.SECONDS)) {
-        process.destroyForcibly().waitFor();
-      }
+      return new RunningApp(
+          mode, process, pid, http, base, startMillis, startCpuMillis, loadedClasses(java, pid));
+    } catch (Exception | Error e) {
+      process.destroyForcibly();
+      throw e;
     }
   }
 
