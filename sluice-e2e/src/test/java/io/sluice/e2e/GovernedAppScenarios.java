@@ -183,7 +183,14 @@ abstract class GovernedAppScenarios {
         .pollInterval(Duration.ofMillis(100))
         .until(() -> callCounts("jdk", 3 * limit).get("blocked") > 0);
     for (String client :
-        List.of("rest-template", "rest-client", "jdk", "okhttp", "apache", "url-connection")) {
+        List.of(
+            "rest-template",
+            "rest-client",
+            "jdk",
+            "okhttp",
+            "okhttp-async",
+            "apache",
+            "url-connection")) {
       Thread.sleep(1100); // a fresh one-second window for each client
       Map<String, Long> counts = callCounts(client, 8 * limit);
       System.err.printf("[e2e] %s: %s under a client-side limit: %s%n", appName(), client, counts);
@@ -228,7 +235,14 @@ abstract class GovernedAppScenarios {
   @Test
   void carriesTheLaneToTheNextHopOnOutboundCalls() throws Exception {
     for (String client :
-        List.of("rest-template", "rest-client", "jdk", "apache", "url-connection")) {
+        List.of(
+            "rest-template",
+            "rest-client",
+            "jdk",
+            "okhttp",
+            "okhttp-async",
+            "apache",
+            "url-connection")) {
       assertThat(
               app.get("/relay/" + client + "?base=" + app.base(), "x-sluice-lane", "blue").body())
           .as(client)

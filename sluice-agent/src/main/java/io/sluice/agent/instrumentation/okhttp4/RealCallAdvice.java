@@ -9,7 +9,13 @@ import okhttp3.Call;
 import okhttp3.Request;
 import okhttp3.Response;
 
-/** Woven into {@code okhttp3.internal.connection.RealCall.execute()}. */
+/**
+ * Woven into {@code okhttp3.internal.connection.RealCall.getResponseWithInterceptorChain$okhttp()},
+ * which both {@code execute()} and an enqueued call's {@code AsyncCall.run()} go through. A refusal
+ * is thrown from there as {@code SluiceBlockedException} (an {@code IOException}): {@code
+ * execute()} throws it to its caller, an enqueued call hands it to the callback's {@code
+ * onFailure}.
+ */
 public final class RealCallAdvice {
   private RealCallAdvice() {}
 

@@ -8,9 +8,11 @@ import java.util.List;
 import net.bytebuddy.agent.builder.AgentBuilder;
 
 /**
- * OkHttp 4 (and 5, same class): synchronous calls ({@code Call.execute()}) are governed per {@code
- * METHOD host:port/path}. Asynchronous {@code enqueue} calls and outbound headers are not handled
- * yet (they need an interceptor added to the client).
+ * OkHttp 4 (and 5, same classes): every call, synchronous ({@code execute()}) or enqueued, is
+ * governed per {@code METHOD host:port/path} where both paths meet, in {@code
+ * RealCall.getResponseWithInterceptorChain}; the context's outbound headers are added where the
+ * request enters the interceptor chain. An enqueued call runs on OkHttp's dispatcher pool, a {@code
+ * ThreadPoolExecutor}, which the executor instrumentation already hands the caller's context.
  */
 public final class RealCallInstrumentation implements SluiceInstrumentation {
   @Override
@@ -20,7 +22,8 @@ public final class RealCallInstrumentation implements SluiceInstrumentation {
 
   @Override
   public List<String> typeNames() {
-    return List.of("okhttp3.internal.connection.RealCall");
+    return List.of(
+        "okhttp3.internal.connection.RealCall", "okhttp3.internal.http.RealInterceptorChain");
   }
 
   @Override
@@ -30,8 +33,12 @@ public final class RealCallInstrumentation implements SluiceInstrumentation {
 
   @Override
   public AgentBuilder.Transformer.ForAdvice advice(AgentBuilder.Transformer.ForAdvice transformer) {
-    return transformer.advice(
-        named("execute").and(takesArguments(0)),
-        "io.sluice.agent.instrumentation.okhttp4.RealCallAdvice");
+    return transformer
+        .advice(
+            named("getResponseWithInterceptorChain$okhttp").and(takesArguments(0)),
+            "io.sluice.agent.instrumentation.okhttp4.RealCallAdvice")
+        .advice(
+            named("proceed").and(takesArguments(1)),
+            "io.sluice.agent.instrumentation.okhttp4.ChainHeadersAdvice");
   }
 }

@@ -7,6 +7,12 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.io.IOException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import okhttp3.Call;
+import okhttp3.Callback;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import org.apache.hc.client5.http.classic.methods.HttpGet;
@@ -103,6 +109,10 @@ class ClientController {
             okHttp.newCall(new Request.Builder().url(url).build()).execute()) {
           return response.body().string();
         }
+      case "okhttp-async":
+        try (okhttp3.Response response = enqueued(new Request.Builder().url(url).build())) {
+          return response.body().string();
+        }
       case "apache":
         return apache.execute(new HttpGet(url), response -> EntityUtils.toString(response.getEntity()));
       case "url-connection":
@@ -140,6 +150,11 @@ class ClientController {
             okHttp.newCall(new Request.Builder().url(base + "/orders/" + i).build()).execute()) {
           return response.code();
         }
+      case "okhttp-async":
+        try (okhttp3.Response response =
+            enqueued(new Request.Builder().url(base + "/orders/" + i).build())) {
+          return response.code();
+        }
       case "apache":
         return apache.execute(
             new HttpGet(base + "/orders/" + i),
@@ -159,6 +174,33 @@ class ClientController {
         }
       default:
         throw new IllegalArgumentException("unknown client " + client);
+    }
+  }
+
+  /**
+   * Sends {@code request} with {@code enqueue} (OkHttp's dispatcher thread answers the callback)
+   * and waits for the outcome; a failure handed to {@code onFailure} is thrown as it came.
+   */
+  private okhttp3.Response enqueued(Request request) throws Exception {
+    CompletableFuture<okhttp3.Response> outcome = new CompletableFuture<>();
+    okHttp
+        .newCall(request)
+        .enqueue(
+            new Callback() {
+              @Override
+              public void onResponse(Call call, okhttp3.Response response) {
+                outcome.complete(response);
+              }
+
+              @Override
+              public void onFailure(Call call, IOException e) {
+                outcome.completeExceptionally(e);
+              }
+            });
+    try {
+      return outcome.get(10, TimeUnit.SECONDS);
+    } catch (ExecutionException e) {
+      throw (Exception) e.getCause();
     }
   }
 }
