@@ -20,6 +20,7 @@ import io.sluice.server.protocol.http.ParamsHandler;
 import io.sluice.server.protocol.http.RequestParams;
 import io.sluice.server.protocol.http.RestResult;
 import io.vertx.core.Handler;
+import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
@@ -32,6 +33,7 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -64,10 +66,12 @@ final class ConfigRoutes {
           .withZone(ZoneOffset.UTC);
 
   private final ConfigService config;
+  private final Vertx vertx;
   private final long maxBodyBytes;
 
-  ConfigRoutes(ConfigService config, long maxBodyBytes) {
+  ConfigRoutes(ConfigService config, Vertx vertx, long maxBodyBytes) {
     this.config = config;
+    this.vertx = vertx;
     this.maxBodyBytes = maxBodyBytes;
   }
 
@@ -275,8 +279,18 @@ final class ConfigRoutes {
             params.get("config_tags"));
     int pageNo = params.requiredInt("pageNo", 1, Integer.MAX_VALUE);
     int pageSize = params.requiredInt("pageSize", 1, ConfigSearch.MAX_PAGE_SIZE);
-    HttpResponses.ok(
-        request.response(), ConfigSearch.search(config.store().all(), criteria, pageNo, pageSize));
+    // A search scans and sorts every config: milliseconds at 100k of them, too long for the event
+    // loop, which would stall every other connection it serves meanwhile. A worker scans; the
+    // answer is written back on the request's own event loop.
+    Collection<ConfigItem> all = config.store().all();
+    AsyncReply.when(
+        vertx
+            .executeBlocking(() -> ConfigSearch.search(all, criteria, pageNo, pageSize), false)
+            .toCompletionStage(),
+        request,
+        ApiStyle.V1,
+        failure -> failure instanceof HttpApiException refused ? refused : null,
+        page -> HttpResponses.ok(request.response(), page));
   }
 
   private void deleteByIds(HttpServerRequest request, HttpParams params) {
