@@ -20,7 +20,6 @@ import io.sluice.server.protocol.http.ParamsHandler;
 import io.sluice.server.protocol.http.RequestParams;
 import io.sluice.server.protocol.http.RestResult;
 import io.vertx.core.Handler;
-import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
@@ -66,12 +65,10 @@ final class ConfigRoutes {
           .withZone(ZoneOffset.UTC);
 
   private final ConfigService config;
-  private final Vertx vertx;
   private final long maxBodyBytes;
 
-  ConfigRoutes(ConfigService config, Vertx vertx, long maxBodyBytes) {
+  ConfigRoutes(ConfigService config, long maxBodyBytes) {
     this.config = config;
-    this.vertx = vertx;
     this.maxBodyBytes = maxBodyBytes;
   }
 
@@ -283,13 +280,11 @@ final class ConfigRoutes {
     // loop, which would stall every other connection it serves meanwhile. A worker scans; the
     // answer is written back on the request's own event loop.
     Collection<ConfigItem> all = config.store().all();
-    AsyncReply.when(
-        vertx
-            .executeBlocking(() -> ConfigSearch.search(all, criteria, pageNo, pageSize), false)
-            .toCompletionStage(),
+    AsyncReply.offEventLoop(
         request,
         ApiStyle.V1,
         failure -> failure instanceof HttpApiException refused ? refused : null,
+        () -> ConfigSearch.search(all, criteria, pageNo, pageSize),
         page -> HttpResponses.ok(request.response(), page));
   }
 

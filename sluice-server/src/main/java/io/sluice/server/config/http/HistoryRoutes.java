@@ -2,6 +2,7 @@ package io.sluice.server.config.http;
 
 import io.sluice.server.config.ConfigHistory;
 import io.sluice.server.config.ConfigHistoryEntry;
+import io.sluice.server.config.ConfigItem;
 import io.sluice.server.config.ConfigKey;
 import io.sluice.server.config.ConfigService;
 import io.sluice.server.config.HistoryPage;
@@ -13,14 +14,11 @@ import io.sluice.server.protocol.http.HttpParams;
 import io.sluice.server.protocol.http.HttpResponses;
 import io.sluice.server.protocol.http.NacosErrorCode;
 import io.sluice.server.protocol.http.RequestParams;
-import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.ext.web.Router;
-import java.util.List;
+import java.util.Collection;
 import java.util.Optional;
-import java.util.concurrent.Callable;
-import java.util.function.Consumer;
 
 /**
  * Config history over HTTP: v1 {@code /nacos/v1/cs/history} (a page with {@code search=accurate},
@@ -86,9 +84,10 @@ final class HistoryRoutes {
         Math.min(
             MAX_PAGE_SIZE, params.intInRange("pageSize", DEFAULT_PAGE_SIZE, 1, Integer.MAX_VALUE));
     ConfigHistory history = config.history();
-    offEventLoop(
+    AsyncReply.offEventLoop(
         request,
         style,
+        cause -> null,
         () -> history.list(key, pageNo, pageSize),
         (HistoryPage page) ->
             reply(
@@ -107,9 +106,10 @@ final class HistoryRoutes {
     ConfigKey key = key(params, style);
     long nid = params.requiredLong("nid");
     ConfigHistory history = config.history();
-    offEventLoop(
+    AsyncReply.offEventLoop(
         request,
         style,
+        cause -> null,
         () -> history.get(nid),
         (Optional<ConfigHistoryEntry> found) ->
             answerEntry(
@@ -124,9 +124,10 @@ final class HistoryRoutes {
     ConfigKey key = key(params, style);
     long id = params.requiredLong("id");
     ConfigHistory history = config.history();
-    offEventLoop(
+    AsyncReply.offEventLoop(
         request,
         style,
+        cause -> null,
         () -> history.previous(key, id),
         (Optional<ConfigHistoryEntry> found) ->
             answerEntry(
@@ -145,9 +146,13 @@ final class HistoryRoutes {
     } catch (InvalidConfigException e) {
       throw HttpApiException.invalid(e.getMessage());
     }
-    List<ConfigJson.ConfigInfoWrapper> configs =
-        ConfigSearch.inNamespace(config.store().all(), namespace);
-    reply(request, style, configs);
+    Collection<ConfigItem> all = config.store().all();
+    AsyncReply.offEventLoop(
+        request,
+        style,
+        cause -> null,
+        () -> ConfigSearch.inNamespace(all, namespace),
+        configs -> reply(request, style, configs));
   }
 
   /**
@@ -185,16 +190,6 @@ final class HistoryRoutes {
       throw HttpApiException.invalid(e.getMessage());
     }
     return ConfigKey.of(namespace, group, dataId);
-  }
-
-  private static <T> void offEventLoop(
-      HttpServerRequest request, ApiStyle style, Callable<T> read, Consumer<T> answer) {
-    AsyncReply.when(
-        Vertx.currentContext().executeBlocking(read, false).toCompletionStage(),
-        request,
-        style,
-        cause -> null,
-        answer);
   }
 
   private static void reply(HttpServerRequest request, ApiStyle style, Object data) {

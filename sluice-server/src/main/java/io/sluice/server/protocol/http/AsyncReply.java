@@ -3,6 +3,7 @@ package io.sluice.server.protocol.http;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServerRequest;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -40,6 +41,24 @@ public final class AsyncReply {
                 ignored -> answer(request, style, failures, onSuccess, value, failure));
           }
         });
+  }
+
+  /**
+   * Runs {@code work} on a Vert.x worker, for work too long for the event loop (a scan over every
+   * config, a read from disk), then answers as {@link #when} does. Call it on the event loop.
+   */
+  public static <T> void offEventLoop(
+      HttpServerRequest request,
+      ApiStyle style,
+      Function<Throwable, HttpApiException> failures,
+      Callable<T> work,
+      Consumer<T> onSuccess) {
+    when(
+        Vertx.currentContext().executeBlocking(work, false).toCompletionStage(),
+        request,
+        style,
+        failures,
+        onSuccess);
   }
 
   private static <T> void answer(
