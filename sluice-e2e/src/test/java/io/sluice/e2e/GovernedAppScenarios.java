@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -11,10 +12,13 @@ import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
@@ -203,6 +207,60 @@ abstract class GovernedAppScenarios {
           .as(client + " refused")
           .isEqualTo(8 * limit - counts.get("ok"));
     }
+  }
+
+  @Test
+  void holdsAnAsyncRequestsConcurrencySlotUntilItEndsAndCountsItOnce() throws Exception {
+    for (String route : List.of("/async/callable", "/async/deferred")) {
+      // A concurrency limit of one: while one slow async request is in flight, the next is refused,
+      // although the handler method of the first returned at once.
+      configCenter.publish(
+          appName() + "-flow-rules",
+          "[{\"resource\":\"GET " + route + "\",\"grade\":0,\"count\":1}]");
+      await()
+          .atMost(RULE_DEADLINE)
+          .pollInterval(Duration.ofMillis(50))
+          .until(() -> concurrentStatuses(route + "?ms=600", 2).getOrDefault(429, 0) == 1);
+      assertThat(concurrentStatuses(route + "?ms=600", 2))
+          .as(route + " two at once")
+          .containsEntry(200, 1)
+          .containsEntry(429, 1);
+      // Both ended, so the slot is free again (nothing leaked).
+      assertThat(burst(route + "?ms=0", 3)).as(route + " one at a time").containsOnlyKeys(200);
+
+      // A QPS limit of 5: five requests pass in a second, as they would if they were synchronous;
+      // the async dispatch that writes each answer is not counted as a second call.
+      configCenter.publish(
+          appName() + "-flow-rules",
+          "[{\"resource\":\"GET " + route + "\",\"grade\":1,\"count\":5}]");
+      await()
+          .atMost(RULE_DEADLINE)
+          .pollInterval(Duration.ofMillis(50))
+          .until(() -> burst(route + "?ms=0", 8).getOrDefault(429, 0) > 0);
+      Thread.sleep(1100);
+      assertThat(burst(route + "?ms=0", 5)).as(route + " at the limit").containsOnlyKeys(200);
+      assertThat(app.get(route + "?ms=0").statusCode()).as(route + " past it").isEqualTo(429);
+      configCenter.publish(appName() + "-flow-rules", "[]");
+      await()
+          .atMost(RULE_DEADLINE)
+          .pollInterval(Duration.ofMillis(50))
+          .until(() -> burst(route + "?ms=0", 8).getOrDefault(429, 0) == 0);
+    }
+  }
+
+  /** Sends {@code n} requests at once and counts the answers by status. */
+  Map<Integer, Integer> concurrentStatuses(String path, int n) throws Exception {
+    List<CompletableFuture<HttpResponse<String>>> calls = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      calls.add(
+          app.http.sendAsync(
+              HttpRequest.newBuilder(app.uri(path)).build(), HttpResponse.BodyHandlers.ofString()));
+    }
+    Map<Integer, Integer> byStatus = new HashMap<>();
+    for (CompletableFuture<HttpResponse<String>> call : calls) {
+      byStatus.merge(call.get(10, TimeUnit.SECONDS).statusCode(), 1, Integer::sum);
+    }
+    return byStatus;
   }
 
   @Test
