@@ -39,6 +39,17 @@ abstract class GovernedAppScenarios {
   static final Path WORK_DIR = Path.of(System.getProperty("sluice.e2e.workDir", "target/e2e"));
   static final Duration RULE_DEADLINE = Duration.ofSeconds(15);
 
+  /** Every outbound HTTP client the test application can call with (see its ClientController). */
+  static final List<String> HTTP_CLIENTS =
+      List.of(
+          "rest-template",
+          "rest-client",
+          "jdk",
+          "okhttp",
+          "okhttp-async",
+          "apache",
+          "url-connection");
+
   ConfigCenter configCenter;
   AppProcess app;
   Path cacheDir;
@@ -189,15 +200,7 @@ abstract class GovernedAppScenarios {
         .atMost(RULE_DEADLINE)
         .pollInterval(Duration.ofMillis(100))
         .until(() -> callCounts("jdk", 3 * limit).get("blocked") > 0);
-    for (String client :
-        List.of(
-            "rest-template",
-            "rest-client",
-            "jdk",
-            "okhttp",
-            "okhttp-async",
-            "apache",
-            "url-connection")) {
+    for (String client : HTTP_CLIENTS) {
       Thread.sleep(1100); // a fresh one-second window for each client
       Map<String, Long> counts = callCounts(client, 8 * limit);
       System.err.printf("[e2e] %s: %s under a client-side limit: %s%n", appName(), client, counts);
@@ -295,15 +298,7 @@ abstract class GovernedAppScenarios {
 
   @Test
   void carriesTheLaneToTheNextHopOnOutboundCalls() throws Exception {
-    for (String client :
-        List.of(
-            "rest-template",
-            "rest-client",
-            "jdk",
-            "okhttp",
-            "okhttp-async",
-            "apache",
-            "url-connection")) {
+    for (String client : HTTP_CLIENTS) {
       assertThat(
               app.get("/relay/" + client + "?base=" + app.base(), "x-sluice-lane", "blue").body())
           .as(client)
