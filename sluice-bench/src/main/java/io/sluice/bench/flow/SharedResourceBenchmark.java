@@ -1,12 +1,13 @@
 package io.sluice.bench.flow;
 
-import com.alibaba.csp.sentinel.Entry;
-import com.alibaba.csp.sentinel.SphU;
+import static io.sluice.bench.flow.NeverReachedQpsRule.resilience4jCall;
+import static io.sluice.bench.flow.NeverReachedQpsRule.sentinelCall;
+import static io.sluice.bench.flow.NeverReachedQpsRule.sluiceCall;
+
 import com.alibaba.csp.sentinel.slots.block.BlockException;
-import io.github.resilience4j.circuitbreaker.CircuitBreaker;
-import io.github.resilience4j.ratelimiter.RateLimiter;
-import io.sluice.flow.Resource;
-import java.util.List;
+import io.sluice.bench.flow.NeverReachedQpsRule.Resilience4j;
+import io.sluice.bench.flow.NeverReachedQpsRule.Sentinel;
+import io.sluice.bench.flow.NeverReachedQpsRule.Sluice;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -14,9 +15,6 @@ import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Scope;
-import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.annotations.Warmup;
 
@@ -33,55 +31,6 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 5, time = 2)
 @Fork(value = 1, jvmArgsAppend = "-Dcsp.sentinel.log.dir=target/sentinel-logs")
 public class SharedResourceBenchmark {
-
-  static final String NAME = "GET /orders/{id}";
-  static final int NEVER_REACHED = 1_000_000_000;
-
-  @State(Scope.Benchmark)
-  public static class Sluice {
-    Resource resource;
-
-    @Setup
-    public void setUp() {
-      resource = SluiceSetup.withQpsRule(SluiceSetup.registry(false), NAME, NEVER_REACHED);
-    }
-  }
-
-  @State(Scope.Benchmark)
-  public static class Sentinel {
-    @Setup
-    public void setUp() {
-      SentinelSetup.qpsRules(List.of(NAME), NEVER_REACHED);
-    }
-  }
-
-  @State(Scope.Benchmark)
-  public static class Resilience4j {
-    RateLimiter rateLimiter;
-    CircuitBreaker breaker;
-
-    @Setup
-    public void setUp() {
-      rateLimiter = Resilience4jSetup.rateLimiter(NAME, NEVER_REACHED);
-      breaker = Resilience4jSetup.circuitBreaker(NAME);
-    }
-  }
-
-  static long sluiceCall(Sluice s) {
-    long permit = s.resource.tryAcquire();
-    s.resource.release(permit);
-    return permit;
-  }
-
-  static Object sentinelCall() throws BlockException {
-    Entry entry = SphU.entry(NAME);
-    entry.exit();
-    return entry;
-  }
-
-  static boolean resilience4jCall(Resilience4j s) {
-    return s.rateLimiter.acquirePermission() && Resilience4jSetup.callThroughBreaker(s.breaker);
-  }
 
   @Benchmark
   @Threads(1)
