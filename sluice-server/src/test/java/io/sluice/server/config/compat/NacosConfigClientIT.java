@@ -3,8 +3,6 @@ package io.sluice.server.config.compat;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.alibaba.nacos.api.NacosFactory;
-import com.alibaba.nacos.api.PropertyKeyConst;
 import com.alibaba.nacos.api.config.ConfigService;
 import com.alibaba.nacos.api.config.listener.Listener;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -13,16 +11,13 @@ import io.sluice.server.ServerOptions;
 import io.sluice.server.SluiceServer;
 import io.sluice.server.config.ConfigKey;
 import io.sluice.server.config.ContentMd5;
-import io.sluice.server.testing.FreePorts;
+import io.sluice.server.testing.OfficialClients;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.Executor;
@@ -39,38 +34,22 @@ import org.junit.jupiter.api.io.TempDir;
 class NacosConfigClientIT {
   @TempDir static Path dataDir;
 
+  private OfficialClients clients;
   private SluiceServer server;
-  private final List<ConfigService> clients = new ArrayList<>();
 
   @BeforeAll
   void startServer() {
-    System.setProperty("JM.LOG.PATH", Path.of("target", "nacos-client-logs").toString());
-    server =
-        SluiceServer.start(
-            ServerOptions.builder()
-                .httpPort(FreePorts.httpPortWithFreeGrpcPort())
-                .dataDir(dataDir)
-                .build());
-    assertThat(server.awaitReady(30, TimeUnit.SECONDS)).isTrue();
+    clients = OfficialClients.start(dataDir);
+    server = clients.server();
   }
 
   @AfterAll
   void stop() throws Exception {
-    for (ConfigService client : clients) {
-      client.shutDown();
-    }
-    server.close();
+    clients.close();
   }
 
   private ConfigService client(String namespace) throws Exception {
-    Properties properties = new Properties();
-    properties.put(PropertyKeyConst.SERVER_ADDR, "127.0.0.1:" + server.httpPort());
-    if (namespace != null) {
-      properties.put(PropertyKeyConst.NAMESPACE, namespace);
-    }
-    ConfigService client = NacosFactory.createConfigService(properties);
-    clients.add(client);
-    return client;
+    return clients.configService(namespace);
   }
 
   @Test

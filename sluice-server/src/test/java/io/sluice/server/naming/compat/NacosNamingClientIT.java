@@ -3,24 +3,18 @@ package io.sluice.server.naming.compat;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.alibaba.nacos.api.NacosFactory;
-import com.alibaba.nacos.api.PropertyKeyConst;
 import com.alibaba.nacos.api.naming.NamingService;
 import com.alibaba.nacos.api.naming.listener.Event;
 import com.alibaba.nacos.api.naming.listener.NamingEvent;
 import com.alibaba.nacos.api.naming.pojo.Instance;
 import com.alibaba.nacos.api.naming.pojo.ListView;
-import io.sluice.server.ServerOptions;
 import io.sluice.server.SluiceServer;
-import io.sluice.server.testing.FreePorts;
+import io.sluice.server.testing.OfficialClients;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -33,38 +27,22 @@ import org.junit.jupiter.api.io.TempDir;
 class NacosNamingClientIT {
   @TempDir static Path dataDir;
 
+  private OfficialClients clients;
   private SluiceServer server;
-  private final List<NamingService> clients = new ArrayList<>();
 
   @BeforeAll
   void startServer() {
-    System.setProperty("JM.LOG.PATH", Path.of("target", "nacos-client-logs").toString());
-    server =
-        SluiceServer.start(
-            ServerOptions.builder()
-                .httpPort(FreePorts.httpPortWithFreeGrpcPort())
-                .dataDir(dataDir)
-                .build());
-    assertThat(server.awaitReady(30, TimeUnit.SECONDS)).isTrue();
+    clients = OfficialClients.start(dataDir);
+    server = clients.server();
   }
 
   @AfterAll
   void stop() throws Exception {
-    for (NamingService client : clients) {
-      client.shutDown();
-    }
-    server.close();
+    clients.close();
   }
 
   private NamingService client(String namespace) throws Exception {
-    Properties properties = new Properties();
-    properties.put(PropertyKeyConst.SERVER_ADDR, "127.0.0.1:" + server.httpPort());
-    if (namespace != null) {
-      properties.put(PropertyKeyConst.NAMESPACE, namespace);
-    }
-    NamingService client = NacosFactory.createNamingService(properties);
-    clients.add(client);
-    return client;
+    return clients.namingService(namespace);
   }
 
   private static Instance instance(String ip, int port, String cluster, Map<String, String> meta) {
@@ -154,8 +132,7 @@ class NacosNamingClientIT {
         .atMost(Duration.ofSeconds(10))
         .untilAsserted(() -> assertThat(seen).contains(List.of("10.0.0.4:7070")));
 
-    provider.shutDown();
-    clients.remove(provider);
+    clients.shutDown(provider);
 
     await()
         .atMost(Duration.ofSeconds(10))
@@ -252,8 +229,7 @@ class NacosNamingClientIT {
                     .singleElement()
                     .satisfies(i -> assertThat(i.isEphemeral()).isFalse()));
     // A persistent instance outlives the client that registered it.
-    provider.shutDown();
-    clients.remove(provider);
+    clients.shutDown(provider);
     assertThat(
             server
                 .naming()
