@@ -27,6 +27,12 @@ public class GovernanceHooks {
   /** No rule applies to the call. */
   public static final long UNGOVERNED = 0L;
 
+  /**
+   * The lane of a request the entry rules left untagged. An entry writes it like any lane, so the
+   * hops after it know the decision was taken and do not draw again; routing treats it as no lane.
+   */
+  public static final String BASE_LANE = SluiceContext.BASE_LANE;
+
   /** {@link #entryLane} for a {@code jakarta.servlet.http.HttpServletRequest}. */
   public static final int SERVLET_REQUEST = 0;
 
@@ -97,8 +103,9 @@ public class GovernanceHooks {
   }
 
   /**
-   * The lane an inbound request that arrived untagged gets from the lane document's entry rules, or
-   * null. Returns at once when no lane has entry rules.
+   * The lane an inbound request that arrived untagged gets from the lane document's entry rules: a
+   * lane's tag, or {@link #BASE_LANE} when no lane takes it; null (at once) when no lane has entry
+   * rules.
    *
    * @param kind {@link #SERVLET_REQUEST} or {@link #REACTIVE_REQUEST}
    */

@@ -23,6 +23,11 @@ public final class SluiceContext {
   private static final ThreadLocal<Boolean> SERVER_SCOPE = new ThreadLocal<>();
   private static final String[] NO_HEADERS = new String[0];
 
+  /** The lane of traffic that the entry rules left in the base: routed as untagged. */
+  public static final String BASE_LANE = "base";
+
+  private static final SluiceContext ENTERED_BASE = new SluiceContext(null, BASE_LANE, 0, null);
+
   /** The lane arrived as MSE's {@code x-mse-tag}. */
   static final int FORM_MSE = 1;
 
@@ -47,6 +52,9 @@ public final class SluiceContext {
   public static SluiceContext of(String origin, String lane) {
     if (isBlank(origin) && isBlank(lane)) {
       return null;
+    }
+    if (origin == null && BASE_LANE.equals(lane)) {
+      return ENTERED_BASE;
     }
     return new SluiceContext(isBlank(origin) ? null : origin, isBlank(lane) ? null : lane, 0, null);
   }

@@ -71,7 +71,11 @@ public final class LaneGovernance {
         kind == GovernanceHooks.SERVLET_REQUEST
             ? servletReaders.get(request.getClass())
             : reactiveReaders.get(request.getClass());
-    return reader == null ? null : current.entryTag(request, reader);
+    if (reader == null) {
+      return null;
+    }
+    String tag = current.entryTag(request, reader);
+    return tag == null ? GovernanceHooks.BASE_LANE : tag;
   }
 
   /** The instances a call in the current context may go to. */
@@ -82,7 +86,7 @@ public final class LaneGovernance {
     }
     SluiceContext context = SluiceContext.current();
     String tag = context == null ? null : context.lane();
-    if (tag != null && lanes.routesAsBase(tag)) {
+    if (tag != null && (tag.equals(GovernanceHooks.BASE_LANE) || lanes.routesAsBase(tag))) {
       tag = null;
     }
     return router.select((List<Object>) instances, tag);

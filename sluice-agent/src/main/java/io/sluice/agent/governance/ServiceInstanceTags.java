@@ -1,5 +1,6 @@
 package io.sluice.agent.governance;
 
+import io.sluice.agent.bootstrap.SluiceContext;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
@@ -58,7 +59,8 @@ final class ServiceInstanceTags {
     for (String key : new String[] {SLUICE_LANE, MSE_TAG, OPENSERGO_LANE}) {
       Object value = metadata.get(key);
       if (value instanceof String && !((String) value).isBlank()) {
-        return ((String) value).trim();
+        String tag = ((String) value).trim();
+        return tag.equals(SluiceContext.BASE_LANE) ? null : tag;
       }
     }
     return null;

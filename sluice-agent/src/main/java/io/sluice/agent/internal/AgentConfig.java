@@ -93,6 +93,9 @@ public final class AgentConfig {
         throw new IllegalArgumentException("unknown agent argument '" + key + "'; known: " + KEYS);
       }
     }
+    if ("base".equals(values.get(LANE))) {
+      values.remove(LANE); // "base" is no lane
+    }
     String lane = values.get(LANE);
     if (lane != null && !LANE_TAG.matcher(lane).matches()) {
       throw new IllegalArgumentException(

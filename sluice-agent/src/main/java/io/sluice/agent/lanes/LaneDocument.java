@@ -126,6 +126,10 @@ public final class LaneDocument {
               + tag
               + "' must be 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit");
     }
+    if (tag.equals("base")) {
+      throw new InvalidLanesException(
+          where + ": tag 'base' is reserved for untagged traffic; name the lane's own tag");
+    }
     boolean enabled = true;
     Object enabledValue = lane.get("enabled");
     if (enabledValue != null) {
