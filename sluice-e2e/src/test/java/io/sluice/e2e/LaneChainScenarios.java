@@ -37,9 +37,8 @@ import org.junit.jupiter.api.TestMethodOrder;
  * subclasses: sluice-server as registry and config center; a Spring Cloud Gateway in front of
  * services lanes-a → lanes-b → lanes-c (Spring MVC, Spring Cloud Alibaba discovery, every
  * load-balanced client), with a base instance of each and a gray lanes-b (its lane set only by the
- * agent's {@code -Dsluice.lane=gray}); every process runs the built agent, none has lane code.
- * Each service answers the path the request took, {@code lanes-a[base] > lanes-b[gray] >
- * lanes-c[base]}.
+ * agent's {@code -Dsluice.lane=gray}); every process runs the built agent, none has lane code. Each
+ * service answers the path the request took, {@code lanes-a[base] > lanes-b[gray] > lanes-c[base]}.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -77,10 +76,13 @@ abstract class LaneChainScenarios {
             ServerOptions.builder().httpPort(serverPort).dataDir(dir.resolve("server")).build());
     ExecutorService starter = Executors.newFixedThreadPool(5);
     try {
-      CompletableFuture<AppProcess> gw = start(starter, gatewayJar(), "lanes-gateway", null, "/x");
-      CompletableFuture<AppProcess> first = start(starter, serviceJar(), "lanes-a", null, "/health");
+      CompletableFuture<AppProcess> gw =
+          start(starter, gatewayJar(), "lanes-gateway", null, "/health");
+      CompletableFuture<AppProcess> first =
+          start(starter, serviceJar(), "lanes-a", null, "/health");
       CompletableFuture<AppProcess> b = start(starter, serviceJar(), "lanes-b", null, "/health");
-      CompletableFuture<AppProcess> gray = start(starter, serviceJar(), "lanes-b", "gray", "/health");
+      CompletableFuture<AppProcess> gray =
+          start(starter, serviceJar(), "lanes-b", "gray", "/health");
       CompletableFuture<AppProcess> c = start(starter, serviceJar(), "lanes-c", null, "/health");
       for (CompletableFuture<AppProcess> each : List.of(gw, first, b, gray, c)) {
         apps.add(each.join());
@@ -266,7 +268,9 @@ abstract class LaneChainScenarios {
     assertThat(paths).containsOnlyKeys(BASE_PATH);
   }
 
-  /** Sends {@code n} requests through the gateway; counts the answers (paths), failing on errors. */
+  /**
+   * Sends {@code n} requests through the gateway; counts the answers (paths), failing on errors.
+   */
   Map<String, Integer> paths(String path, int n, String... headers) throws Exception {
     Map<String, Integer> byPath = new HashMap<>();
     for (int i = 0; i < n; i++) {
