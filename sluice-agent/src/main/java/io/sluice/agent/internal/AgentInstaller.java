@@ -27,8 +27,6 @@ import java.lang.instrument.Instrumentation;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Installs the agent, called once by {@code SluiceAgent} inside the agent class loader: resolves
@@ -112,13 +110,17 @@ public final class AgentInstaller {
                 WovenClassCache.agentKey(agentJar(), VERSION, names(enabled).toString()),
                 log)
             : null;
+    // The transformer goes in now (it loads no Byte Buddy), so classes the application loads from
+    // here on are woven from the cache as they are defined; classes loaded before are
+    // retransformed by the weaving.
+    Weaving weaving = Weaving.install(instrumentation, agentLoader, enabled, cache, log);
     if (attached) {
-      weaveAndLog(instrumentation, agentLoader, enabled, cache, log);
+      weaveAndLog(weaving, log);
     }
     Thread agentThread =
         new Thread(
             () -> {
-              if (attached || weaveAndLog(instrumentation, agentLoader, enabled, cache, log)) {
+              if (attached || weaveAndLog(weaving, log)) {
                 agent.runRules();
               }
             },
@@ -161,122 +163,15 @@ public final class AgentInstaller {
     }
   }
 
-  private static boolean weaveAndLog(
-      Instrumentation instrumentation,
-      ClassLoader agentLoader,
-      List<SluiceInstrumentation> enabled,
-      WovenClassCache cache,
-      AgentLog log) {
+  private static boolean weaveAndLog(Weaving weaving, AgentLog log) {
     long before = System.nanoTime();
-    WeavingTransformer transformer;
     try {
-      transformer = weave(instrumentation, agentLoader, enabled, cache, log);
+      weaving.weaveLoaded();
     } catch (Throwable t) {
       log.error("weaving failed; the application runs ungoverned", t);
       return false;
     }
-    log.info(
-        "woven in "
-            + (System.nanoTime() - before) / 1_000_000
-            + " ms: "
-            + transformer.wovenCount()
-            + " classes, "
-            + transformer.wovenFromCache()
-            + " from the cache"
-            + (cache == null ? "" : " (" + cache.directory() + ")")
-            + (transformer.byteBuddyReady() ? "" : "; Byte Buddy not loaded"));
+    log.info("woven in " + (System.nanoTime() - before) / 1_000_000 + " ms: " + weaving.describe());
     return true;
-  }
-
-  /**
-   * Installs the weaving transformer and weaves the classes already loaded. Woven forms come from
-   * the cache where it has them; Byte Buddy is loaded only when a class needs it, here for classes
-   * loaded so far and, after the start, on a thread of its own for a class first loaded later.
-   */
-  static WeavingTransformer weave(
-      Instrumentation instrumentation,
-      ClassLoader agentLoader,
-      List<SluiceInstrumentation> instrumentations,
-      WovenClassCache cache,
-      AgentLog log) {
-    List<Compatibility> compatibilities = new ArrayList<>();
-    for (SluiceInstrumentation each : instrumentations) {
-      compatibilities.add(new Compatibility(each, log));
-    }
-    Module bootstrapApi = SluiceHooks.class.getModule();
-    AtomicBoolean started = new AtomicBoolean();
-    AtomicBoolean lateWeaver = new AtomicBoolean();
-    WeavingTransformer[] self = new WeavingTransformer[1];
-    WeavingTransformer transformer =
-        new WeavingTransformer(
-            compatibilities,
-            cache,
-            () -> ByteBuddyWeaving.transformer(instrumentation, agentLoader, compatibilities, log),
-            () -> {
-              // After the start, a class first loaded later that no cached form covers: weave it
-              // on a thread of its own, so the thread that loads it never waits for Byte Buddy.
-              if (started.get() && lateWeaver.compareAndSet(false, true)) {
-                Thread weaver =
-                    new Thread(
-                        () -> retransformWaiting(instrumentation, self[0], log), "sluice-weaver");
-                weaver.setDaemon(true);
-                weaver.start();
-              }
-            },
-            module -> {
-              if (!module.canRead(bootstrapApi)) {
-                instrumentation.redefineModule(
-                    module, Set.of(bootstrapApi), Map.of(), Map.of(), Set.of(), Map.of());
-              }
-            },
-            log);
-    self[0] = transformer;
-    instrumentation.addTransformer(transformer, true);
-    // Classes loaded before the transformer: retransformed one by one, so one failure spares the
-    // rest. A second pass catches classes loaded by this thread while it was inside a
-    // transformation (Byte Buddy does not transform classes loaded from within its own).
-    for (int pass = 0; pass < 2; pass++) {
-      for (Class<?> loaded : instrumentation.getAllLoadedClasses()) {
-        if (transformer.gates(loaded.getName().replace('.', '/'))
-            && !transformer.woven(loaded.getName())
-            && instrumentation.isModifiableClass(loaded)) {
-          retransform(instrumentation, loaded, log);
-        }
-      }
-      if (pass == 0 && transformer.hasWaiting()) {
-        transformer.ensureByteBuddy();
-        transformer.takeWaiting();
-      }
-    }
-    started.set(true);
-    if (transformer.hasWaiting() && lateWeaver.compareAndSet(false, true)) {
-      retransformWaiting(instrumentation, transformer, log);
-    }
-    return transformer;
-  }
-
-  /** Loads Byte Buddy if needed and retransforms the classes that waited for it. */
-  private static void retransformWaiting(
-      Instrumentation instrumentation, WeavingTransformer transformer, AgentLog log) {
-    try {
-      transformer.ensureByteBuddy();
-      Set<String> waiting = transformer.takeWaiting();
-      for (Class<?> loaded : instrumentation.getAllLoadedClasses()) {
-        if (waiting.contains(loaded.getName()) && instrumentation.isModifiableClass(loaded)) {
-          retransform(instrumentation, loaded, log);
-        }
-      }
-      log.info("wove " + waiting + " after the start");
-    } catch (Throwable t) {
-      log.error("weaving failed; classes loaded from now on may run ungoverned", t);
-    }
-  }
-
-  private static void retransform(Instrumentation instrumentation, Class<?> loaded, AgentLog log) {
-    try {
-      instrumentation.retransformClasses(loaded);
-    } catch (Throwable t) {
-      log.warn("could not retransform " + loaded.getName() + " (left as is): " + t);
-    }
   }
 }

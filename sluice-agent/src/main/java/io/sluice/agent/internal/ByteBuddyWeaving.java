@@ -75,6 +75,13 @@ final class ByteBuddyWeaving {
     }
 
     @Override
+    public void onIgnored(
+        TypeDescription type, ClassLoader loader, JavaModule module, boolean loaded) {
+      log.debug(
+          "did not weave " + type.getName() + " in " + loader + " (no instrumentation matched)");
+    }
+
+    @Override
     public void onError(
         String typeName, ClassLoader loader, JavaModule module, boolean loaded, Throwable error) {
       log.warn("could not weave " + typeName + " (left as is): " + error);

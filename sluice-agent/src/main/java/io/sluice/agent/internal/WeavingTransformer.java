@@ -18,8 +18,13 @@ import java.util.function.Supplier;
  * whose transformer is built only when first needed (and its result cached). Until it is built, a
  * class that needs it is left as it is and noted, to be retransformed once it is.
  *
+ * <p>Cache keys are the class's original class file. A class being defined gives it as read; a
+ * class retransformed gives the JVM's reconstitution of it, which differs, so then the original is
+ * read again from the class's loader ({@code getResource}). Whether a class is loaded before or
+ * after the agent, one run or the next, it finds the same entry.
+ *
  * <p>Concurrency: called by any thread that loads a class; the Byte Buddy transformer is published
- * through a volatile field, the notes are concurrent sets.
+ * through a volatile field, the notes are concurrent sets and maps.
  */
 final class WeavingTransformer implements ClassFileTransformer {
   private final Map<String, List<Compatibility>> byInternalName;
@@ -71,6 +76,24 @@ final class WeavingTransformer implements ClassFileTransformer {
       ProtectionDomain protectionDomain,
       byte[] classfileBuffer)
       throws IllegalClassFormatException {
+    try {
+      return weave(
+          module, loader, internalName, classBeingRedefined, protectionDomain, classfileBuffer);
+    } catch (Throwable t) {
+      // The JDK would drop it silently; the class then runs as it is.
+      log.warn("could not weave " + internalName + " (left as is): " + t);
+      return null;
+    }
+  }
+
+  private byte[] weave(
+      Module module,
+      ClassLoader loader,
+      String internalName,
+      Class<?> classBeingRedefined,
+      ProtectionDomain protectionDomain,
+      byte[] classfileBuffer)
+      throws IllegalClassFormatException {
     List<Compatibility> candidates = internalName == null ? null : byInternalName.get(internalName);
     if (candidates == null) {
       return null;
@@ -80,8 +103,12 @@ final class WeavingTransformer implements ClassFileTransformer {
     if (applied.isEmpty()) {
       return null;
     }
+    byte[] original =
+        cache == null || classBeingRedefined == null
+            ? classfileBuffer
+            : originalOf(loader, internalName, classfileBuffer);
     if (cache != null) {
-      byte[] cached = cache.get(className, applied, classfileBuffer);
+      byte[] cached = cache.get(className, applied, original);
       if (cached != null) {
         if (module != null && module.isNamed()) {
           readEdge.accept(module);
@@ -104,10 +131,23 @@ final class WeavingTransformer implements ClassFileTransformer {
       woven.add(className);
       waiting.remove(className);
       if (cache != null) {
-        cache.put(className, applied, classfileBuffer, out);
+        cache.put(className, applied, original, out);
       }
     }
     return out;
+  }
+
+  /** The class file as its loader serves it; {@code fallback} when it cannot be read. */
+  private static byte[] originalOf(ClassLoader loader, String internalName, byte[] fallback) {
+    String resource = internalName + ".class";
+    try (java.io.InputStream in =
+        loader == null
+            ? ClassLoader.getSystemResourceAsStream(resource)
+            : loader.getResourceAsStream(resource)) {
+      return in == null ? fallback : in.readAllBytes();
+    } catch (java.io.IOException | RuntimeException e) {
+      return fallback;
+    }
   }
 
   private static String applied(

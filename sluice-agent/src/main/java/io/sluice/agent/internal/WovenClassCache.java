@@ -7,10 +7,8 @@ import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.zip.CRC32C;
 
 /**
  * Woven class files kept on disk between runs, so a start whose classes were all woven before loads
@@ -20,10 +18,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>A woven class is a function of the original class file, the advice applied (named by the
  * instrumentations, whose code is the agent jar's) and nothing else, so an entry is keyed by the
  * agent jar (its path, size and modification time: a rebuilt jar gets a new directory, and the
- * others are deleted), the instrumentations that apply to the class in its loader, and a SHA-256 of
- * the original bytes (a new library or JDK version gets a new entry). Files are written whole by
- * atomic rename, so a crash leaves an entry or none; any failure to read or write only costs a
- * weaving by Byte Buddy and is logged once.
+ * others are deleted), the instrumentations that apply to the class in its loader, and a 128-bit
+ * fingerprint of the original bytes (a new library or JDK version gets a new entry): two checksums,
+ * CRC-32C and 64-bit FNV-1a, and the length. Not a cryptographic hash: entries are only ever
+ * written by this agent, and loading the JDK's digest providers at every start would cost more than
+ * the cache saves. Files are written whole by atomic rename, so a crash leaves an entry or none;
+ * any failure to read or write only costs a weaving by Byte Buddy and is logged once.
  *
  * <p>Thread-safe: entries are separate files; concurrent writers of the same entry write the same
  * bytes.
@@ -111,18 +111,28 @@ final class WovenClassCache {
     return directory.resolve(className).resolve(hash(original, applied) + ".class");
   }
 
-  private static String hash(byte[] bytes, String suffix) {
-    try {
-      MessageDigest sha = MessageDigest.getInstance("SHA-256");
-      sha.update(bytes);
-      if (suffix != null) {
-        sha.update((byte) 0);
-        sha.update(suffix.getBytes(StandardCharsets.UTF_8));
-      }
-      return HexFormat.of().formatHex(sha.digest(), 0, 16);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is required of every Java platform", e);
+  /** The fingerprint of {@code bytes} (and {@code suffix}, if any) as 32 hex digits. */
+  static String hash(byte[] bytes, String suffix) {
+    byte[] tail = suffix == null ? new byte[0] : suffix.getBytes(StandardCharsets.UTF_8);
+    CRC32C crc = new CRC32C();
+    crc.update(bytes);
+    crc.update(0);
+    crc.update(tail);
+    long fnv = 0xcbf29ce484222325L;
+    for (byte b : bytes) {
+      fnv = (fnv ^ (b & 0xff)) * 0x100000001b3L;
     }
+    fnv = (fnv ^ 0) * 0x100000001b3L;
+    for (byte b : tail) {
+      fnv = (fnv ^ (b & 0xff)) * 0x100000001b3L;
+    }
+    long lengthAndCrc = ((long) (bytes.length + tail.length) << 32) | crc.getValue();
+    return hex16(lengthAndCrc) + hex16(fnv);
+  }
+
+  private static String hex16(long value) {
+    String digits = Long.toHexString(value);
+    return "0000000000000000".substring(digits.length()) + digits;
   }
 
   private void reportOnce(String message) {
