@@ -19,7 +19,7 @@ import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 
 /**
  * Sentinel as its Spring MVC users wire it: the official {@link SentinelWebInterceptor} on every
- * path, resource {@code GET:/orders/{id}}, and, by {@code bench.sentinel}:
+ * path, resource {@code /orders/{id}} (the adapter names it by the pattern alone), and, by {@code bench.sentinel}:
  *
  * <ul>
  *   <li>{@code stats}: no rule, statistics only (what the adapter always records);
@@ -34,7 +34,7 @@ import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 @Configuration
 @ConditionalOnExpression("'${bench.sentinel:off}' != 'off'")
 public class SentinelSetup implements WebMvcConfigurer {
-  static final String RESOURCE = "GET:/orders/{id}";
+  static final String RESOURCE = "/orders/{id}";
   static final String GROUP = "SENTINEL_GROUP";
   static final String FLOW_DATA_ID = "order-service-flow-rules";
 
@@ -97,7 +97,6 @@ public class SentinelSetup implements WebMvcConfigurer {
   @Override
   public void addInterceptors(InterceptorRegistry registry) {
     SentinelWebMvcConfig config = new SentinelWebMvcConfig();
-    config.setHttpMethodSpecify(true);
     config.setWebContextUnify(true);
     config.setBlockExceptionHandler(
         (request, response, resource, e) -> {
