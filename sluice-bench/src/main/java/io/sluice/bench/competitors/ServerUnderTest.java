@@ -23,6 +23,11 @@ interface ServerUnderTest {
    */
   List<String> command(Path work, int httpPort) throws IOException;
 
+  /** Variables added to the server's environment. */
+  default java.util.Map<String, String> environment() {
+    return java.util.Map.of();
+  }
+
   /** Ports besides {@code httpPort} and {@code httpPort + 1000} the server binds. */
   default List<Integer> extraPorts(int httpPort) {
     return List.of();

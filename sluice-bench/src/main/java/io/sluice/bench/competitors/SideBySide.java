@@ -59,6 +59,11 @@ public final class SideBySide implements Callable<Integer> {
   Path sluice;
 
   @Option(
+      names = "--sluice-skip-build",
+      description = "Do not let bin/sluice rebuild the server (it was just built).")
+  boolean sluiceSkipBuild;
+
+  @Option(
       names = "--servers",
       split = ",",
       defaultValue = "nacos,sluice",
@@ -147,7 +152,7 @@ public final class SideBySide implements Callable<Integer> {
               }
               yield new NacosUnderTest(nacos.toAbsolutePath(), javaBin, nacosHeap);
             }
-            case "sluice" -> new SluiceUnderTest(sluice.toAbsolutePath());
+            case "sluice" -> new SluiceUnderTest(sluice.toAbsolutePath(), sluiceSkipBuild);
             default -> throw new IllegalArgumentException("unknown server " + name);
           });
     }
@@ -191,12 +196,13 @@ public final class SideBySide implements Callable<Integer> {
     log.printf(
         "round %d: starting %s on port %d (CPU %s)%n", round, server.name(), httpPort, serverCpus);
     long launched = System.nanoTime();
-    Process process =
+    ProcessBuilder builder =
         new ProcessBuilder(command)
             .directory(dir.toFile())
             .redirectErrorStream(true)
-            .redirectOutput(serverLog.toFile())
-            .start();
+            .redirectOutput(serverLog.toFile());
+    builder.environment().putAll(server.environment());
+    Process process = builder.start();
     int failures = 0;
     try {
       double startSeconds = awaitReady(process, httpPort + 1000, serverLog);

@@ -9,7 +9,7 @@ import java.util.List;
  * small shrinking heap, class-data archive), a fresh data directory per start and the harness's
  * port. The launcher execs the JVM, so the started process is the server.
  */
-record SluiceUnderTest(Path launcher) implements ServerUnderTest {
+record SluiceUnderTest(Path launcher, boolean skipBuild) implements ServerUnderTest {
   SluiceUnderTest {
     if (!Files.isExecutable(launcher)) {
       throw new IllegalArgumentException(launcher + " is not an executable bin/sluice");
@@ -19,6 +19,12 @@ record SluiceUnderTest(Path launcher) implements ServerUnderTest {
   @Override
   public String name() {
     return "sluice";
+  }
+
+  /** {@code SLUICE_SKIP_BUILD=1} when the caller has just built the server (tests). */
+  @Override
+  public java.util.Map<String, String> environment() {
+    return skipBuild ? java.util.Map.of("SLUICE_SKIP_BUILD", "1") : java.util.Map.of();
   }
 
   @Override
