@@ -3,6 +3,7 @@ package io.sluice.bench.agent;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.sluice.bench.competitors.SideBySide;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -310,7 +311,7 @@ public final class SentinelComparison {
       String run, int round, String mode, App app, double rate, int warmup, int measure, Path out)
       throws Exception {
     Load.run(app.http(), app.base(), rate, warmup);
-    double[] loadBefore = loadAverage();
+    double[] loadBefore = SideBySide.loadAverage();
     String startedAt = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
     ProcessSample before = ProcessSample.of(app.pid());
     long wallBefore = System.nanoTime();
@@ -326,7 +327,7 @@ public final class SentinelComparison {
     r.put("rate", rate);
     r.put("startedAt", startedAt);
     r.put("loadAvg1Before", loadBefore[0]);
-    r.put("loadAvg1After", loadAverage()[0]);
+    r.put("loadAvg1After", SideBySide.loadAverage()[0]);
     r.put("seconds", measure);
     r.put("sent", load.status.length);
     r.put("sentPerSec", round(load.status.length / (load.sendNanos / 1e9), 1));
@@ -481,7 +482,7 @@ public final class SentinelComparison {
             r.put("mode", mode);
             r.put("round", i + 1);
             r.put("startedAt", Instant.now().truncatedTo(ChronoUnit.SECONDS).toString());
-            r.put("loadAvg1Before", loadAverage()[0]);
+            r.put("loadAvg1Before", SideBySide.loadAverage()[0]);
             r.put(
                 "delayMs",
                 firstRefused == Long.MAX_VALUE
@@ -540,15 +541,6 @@ public final class SentinelComparison {
     }
     double scale = Math.pow(10, decimals);
     return Math.round(value * scale) / scale;
-  }
-
-  static double[] loadAverage() {
-    try {
-      String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
-      return new double[] {Double.parseDouble(f[0]), Double.parseDouble(f[1])};
-    } catch (IOException | RuntimeException e) {
-      return new double[] {-1, -1};
-    }
   }
 
   private static void pin(long pid, String cpus) throws Exception {

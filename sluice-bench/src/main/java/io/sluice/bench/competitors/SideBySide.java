@@ -432,8 +432,8 @@ public final class SideBySide implements Callable<Integer> {
     }
   }
 
-  /** The 1-, 5- and 15-minute load averages of the machine. */
-  static double[] loadAverage() {
+  /** The 1-, 5- and 15-minute load averages of the machine ({@code -1} each when unknown). */
+  public static double[] loadAverage() {
     try {
       String[] fields = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
       return new double[] {
