@@ -53,7 +53,11 @@ public final class SentinelComparison {
   static final String APP = "order-service";
   static final String SENTINEL_RESOURCE = "/orders/{id}";
   static final String SLUICE_RESOURCE = "GET /orders/{id}";
-  static final double FLOW_QPS = 3000;
+
+  /**
+   * The reference table's flow rule; {@code --flow-qps} scales it to what the machine can drive.
+   */
+  static final double DEFAULT_FLOW_QPS = 3000;
 
   /** The configurations of the table, in their first-round order. */
   static final List<String> MODES =
@@ -88,6 +92,8 @@ public final class SentinelComparison {
         options.containsKey("modes") ? List.of(options.get("modes").split(",")) : MODES;
     int pushRounds = Integer.parseInt(options.getOrDefault("push-rounds", "0"));
     String launcher = options.getOrDefault("sluice", "bin/sluice");
+    double flowQps =
+        Double.parseDouble(options.getOrDefault("flow-qps", Double.toString(DEFAULT_FLOW_QPS)));
     Path work = Files.createTempDirectory("sentinel-comparison");
     pin(ProcessHandle.current().pid(), "1");
     String run = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
@@ -100,7 +106,7 @@ public final class SentinelComparison {
         Collections.reverse(order);
       }
       for (String mode : order) {
-        try (App app = App.start(mode, java, appJar, agentJar, work, null)) {
+        try (App app = App.start(mode, java, appJar, agentJar, work, null, flowQps)) {
           for (double rate : rates) {
             measure(run, round, mode, app, rate, warmup, measure, out);
           }
@@ -114,9 +120,16 @@ public final class SentinelComparison {
   }
 
   /** One started application and what it needs to be driven and measured. */
-  record App(String mode, Process process, HttpClient http, String base) implements AutoCloseable {
+  record App(String mode, Process process, HttpClient http, String base, double flowQps)
+      implements AutoCloseable {
     static App start(
-        String mode, String java, Path appJar, Path agentJar, Path work, String configCenter)
+        String mode,
+        String java,
+        Path appJar,
+        Path agentJar,
+        Path work,
+        String configCenter,
+        double flowQps)
         throws Exception {
       int port = AgentOverheadDriver.freePort();
       Path dir = work.resolve(mode + "-" + port);
@@ -135,7 +148,7 @@ public final class SentinelComparison {
         Path group = cache.resolve("public/SENTINEL_GROUP");
         Files.createDirectories(group);
         if (mode.equals("sluice-flow")) {
-          Files.writeString(group.resolve(APP + "-flow-rules.json"), flowRules(FLOW_QPS));
+          Files.writeString(group.resolve(APP + "-flow-rules.json"), flowRules(flowQps));
         } else if (mode.equals("sluice-breaker")) {
           Files.writeString(group.resolve(APP + "-degrade-rules.json"), breakerRule());
         }
@@ -163,6 +176,7 @@ public final class SentinelComparison {
               appJar.toString(),
               "--server.port=" + port,
               "--bench.sentinel=" + sentinel,
+              "--bench.sentinel.flow-qps=" + flowQps,
               "--logging.level.root=warn"));
       if (configCenter != null && mode.startsWith("sentinel-")) {
         command.add("--bench.sentinel.nacos=" + configCenter);
@@ -186,7 +200,7 @@ public final class SentinelComparison {
         throw e;
       }
       System.err.printf("  %s started (pid %d, port %d)%n", mode, process.pid(), port);
-      return new App(mode, process, http, base);
+      return new App(mode, process, http, base, flowQps);
     }
 
     long pid() {
@@ -325,6 +339,7 @@ public final class SentinelComparison {
     r.put("round", round);
     r.put("mode", mode);
     r.put("rate", rate);
+    r.put("flowQps", app.flowQps());
     r.put("startedAt", startedAt);
     r.put("loadAvg1Before", loadBefore[0]);
     r.put("loadAvg1After", SideBySide.loadAverage()[0]);
@@ -449,7 +464,7 @@ public final class SentinelComparison {
       }
       for (String mode : List.of("sentinel-nacos", "sluice-watcher")) {
         String appMode = mode.equals("sentinel-nacos") ? "sentinel-nacos" : "sluice-stats";
-        try (App app = App.start(appMode, java, appJar, agentJar, work, center)) {
+        try (App app = App.start(appMode, java, appJar, agentJar, work, center, DEFAULT_FLOW_QPS)) {
           Load.run(app.http(), app.base(), 1000, 5);
           for (int i = 0; i < rounds; i++) {
             publish(admin, center, flowRules(1_000_000));

@@ -23,10 +23,21 @@ final class SentinelTables {
           new String[] {"baseline", "baseline (no governance)"},
           new String[] {"sentinel-stats", "Sentinel 1.8.8: statistics only"},
           new String[] {"sluice-stats", "Sluice agent: no rule"},
-          new String[] {"sentinel-flow", "Sentinel: one 3,000 QPS flow rule"},
-          new String[] {"sluice-flow", "Sluice agent: one 3,000 QPS flow rule"},
+          new String[] {"sentinel-flow", "Sentinel: one %s QPS flow rule"},
+          new String[] {"sluice-flow", "Sluice agent: one %s QPS flow rule"},
           new String[] {"sentinel-breaker", "Sentinel: one slow-call-ratio breaker"},
           new String[] {"sluice-breaker", "Sluice agent: one slow-call-ratio breaker"});
+
+  /** The mode's label, with the flow rule's threshold as the run set it. */
+  private static String label(String[] mode, List<JsonNode> records) {
+    double qps =
+        records.stream()
+            .mapToDouble(r -> num(r, "flowQps"))
+            .filter(Double::isFinite)
+            .findFirst()
+            .orElse(3000);
+    return mode[1].contains("%s") ? String.format(mode[1], Stats.number(qps, 0)) : mode[1];
+  }
 
   static List<Table> of(List<JsonNode> records) {
     List<JsonNode> overhead = records.stream().filter(r -> !r.has("kind")).toList();
@@ -118,7 +129,7 @@ final class SentinelTables {
         }
         table.row(
             List.of(
-                mode[1],
+                label(mode, records),
                 Stats.number(rate, 0),
                 Stats.number(median(of, r -> num(r, "sentPerSec")), 0),
                 Stats.number(median(of, r -> num(r, "p50Ms")), 2)
@@ -198,7 +209,7 @@ final class SentinelTables {
       }
       table.row(
           List.of(
-              mode[1],
+              label(mode, records),
               Stats.number(Stats.median(worst), 2),
               Stats.number(Stats.median(typical), 2),
               Stats.times(Stats.median(worst) / Stats.median(typical)),
@@ -208,7 +219,7 @@ final class SentinelTables {
         for (JsonNode point : of.get(0).path("timeline")) {
           points.add(new double[] {point.get(0).asDouble(), point.get(1).asDouble()});
         }
-        table.lines.put(mode[1], points);
+        table.lines.put(label(mode, records), points);
       }
     }
     return table;
