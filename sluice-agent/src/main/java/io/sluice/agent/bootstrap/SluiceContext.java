@@ -263,7 +263,7 @@ public final class SluiceContext {
    * Ends the server scope: the thread's context is what it was before {@link #enterServerScope}.
    */
   public static void exitServerScope(SluiceContext previous) {
-    SERVER_SCOPE.remove();
+    SERVER_SCOPE.set(null);
     swap(previous);
   }
 
@@ -279,11 +279,9 @@ public final class SluiceContext {
 
   static SluiceContext swap(SluiceContext next) {
     SluiceContext previous = CURRENT.get();
-    if (next == null) {
-      CURRENT.remove();
-    } else {
-      CURRENT.set(next);
-    }
+    // set(null), never remove(): a removed entry is allocated again by the next set, on every
+    // request; a thread keeps one entry for good, holding nothing when no context is current.
+    CURRENT.set(next);
     return previous;
   }
 
