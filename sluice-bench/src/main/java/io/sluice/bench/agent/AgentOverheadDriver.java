@@ -42,6 +42,11 @@ import java.util.regex.Pattern;
  *   --agent-jar sluice-agent/target/sluice-agent.jar --rate 500 --warmup 30 --measure 60 --rounds 5
  * </pre>
  *
+ * <p>The agent keeps the classes it wove in its cache directory, so a start after the first loads
+ * no Byte Buddy; the driver shares one cache directory across its launches and fills it with one
+ * unmeasured start first. {@code --cold-weave true} gives every launch a fresh cache instead, which
+ * measures the first start after installing or upgrading the agent.
+ *
  * <p>{@code --measure 0} measures start-up only; {@code --pin false} runs without {@code taskset};
  * {@code --side-by-side true} runs both applications at once on the same core and drives them over
  * the same seconds, so the machine's other load weighs on both alike (see {@link
@@ -90,6 +95,7 @@ public final class AgentOverheadDriver {
     int measure = Integer.parseInt(options.getOrDefault("measure", "60"));
     int rounds = Integer.parseInt(options.getOrDefault("rounds", "2"));
     boolean sideBySide = "true".equals(options.get("side-by-side"));
+    boolean coldWeave = "true".equals(options.get("cold-weave"));
     boolean pin =
         !"false".equals(options.get("pin")) && Files.isExecutable(Path.of("/usr/bin/taskset"));
     Path work = Files.createTempDirectory("sluice-agent-bench");
@@ -103,7 +109,7 @@ public final class AgentOverheadDriver {
     System.out.printf(
         Locale.ROOT,
         "agent overhead: %s, %.0f req/s, warm-up %d s, measured %d s, %d rounds, %s, pinned=%s,"
-            + " java %s%n",
+            + " woven-class cache %s, java %s%n",
         appJar.getFileName(),
         rate,
         warmup,
@@ -111,7 +117,16 @@ public final class AgentOverheadDriver {
         rounds,
         sideBySide ? "side by side" : "one after the other",
         pin,
+        coldWeave ? "fresh per launch" : "shared, filled by a first unmeasured start",
         java);
+    if (!coldWeave) {
+      try (RunningApp filling = launch("agent", java, appJar, agentJar, work, pin, false)) {
+        System.out.printf(
+            Locale.ROOT,
+            "(unmeasured start filling the woven-class cache: %d ms)%n",
+            filling.startMillis());
+      }
+    }
 
     List<Measurement> results = new ArrayList<>();
     List<Double> pairedCpu = new ArrayList<>();
@@ -119,11 +134,14 @@ public final class AgentOverheadDriver {
     for (int round = 0; round < rounds; round++) {
       List<Measurement> pair;
       if (sideBySide) {
-        pair = measureSideBySide(java, appJar, agentJar, work, rate, warmup, measure, pin);
+        pair =
+            measureSideBySide(java, appJar, agentJar, work, rate, warmup, measure, pin, coldWeave);
       } else {
         pair = new ArrayList<>();
         for (String mode : List.of("none", "agent")) {
-          pair.add(measureOnce(mode, java, appJar, agentJar, work, rate, warmup, measure, pin));
+          pair.add(
+              measureOnce(
+                  mode, java, appJar, agentJar, work, rate, warmup, measure, pin, coldWeave));
         }
       }
       pair.forEach(m -> System.out.println(format(m)));
@@ -205,9 +223,10 @@ public final class AgentOverheadDriver {
       double rate,
       int warmup,
       int measure,
-      boolean pin)
+      boolean pin,
+      boolean coldWeave)
       throws Exception {
-    try (RunningApp app = launch(mode, java, appJar, agentJar, work, pin)) {
+    try (RunningApp app = launch(mode, java, appJar, agentJar, work, pin, coldWeave)) {
       if (measure == 0) {
         // Start-up only: no load, no latency or CPU-per-request figures.
         ProcessSample now = ProcessSample.of(app.pid());
@@ -234,10 +253,11 @@ public final class AgentOverheadDriver {
       double rate,
       int warmup,
       int measure,
-      boolean pin)
+      boolean pin,
+      boolean coldWeave)
       throws Exception {
-    try (RunningApp none = launch("none", java, appJar, agentJar, work, pin);
-        RunningApp agent = launch("agent", java, appJar, agentJar, work, pin)) {
+    try (RunningApp none = launch("none", java, appJar, agentJar, work, pin, coldWeave);
+        RunningApp agent = launch("agent", java, appJar, agentJar, work, pin, coldWeave)) {
       ExecutorService drivers = Executors.newFixedThreadPool(2);
       try {
         loadTogether(drivers, none, agent, rate, warmup);
@@ -286,8 +306,12 @@ public final class AgentOverheadDriver {
         load == null ? 0 : load.non200());
   }
 
+  /**
+   * @param coldWeave a fresh cache directory for this launch (else one shared by all launches)
+   */
   static RunningApp launch(
-      String mode, Path java, Path appJar, Path agentJar, Path work, boolean pin) throws Exception {
+      String mode, Path java, Path appJar, Path agentJar, Path work, boolean pin, boolean coldWeave)
+      throws Exception {
     int port = freePort();
     List<String> command = new ArrayList<>();
     if (pin) {
@@ -296,7 +320,7 @@ public final class AgentOverheadDriver {
     command.add(java.toString());
     command.addAll(List.of("-Xms256m", "-Xmx256m", "-XX:+UseSerialGC"));
     if (mode.equals("agent")) {
-      Path cache = work.resolve("cache-" + port);
+      Path cache = work.resolve(coldWeave ? "cache-" + port : "cache");
       Path rules = cache.resolve("public/SENTINEL_GROUP/" + APP_NAME + "-flow-rules.json");
       Files.createDirectories(rules.getParent());
       StringBuilder json = new StringBuilder("[");
