@@ -1,12 +1,10 @@
 package io.sluice.flow;
 
 import io.sluice.flow.internal.rule.AuthorityRuleSpec;
-import io.sluice.flow.internal.rule.DegradeRuleSpec;
 import io.sluice.flow.internal.rule.FlowRuleSpec;
 import io.sluice.flow.internal.rule.OriginScope;
 import io.sluice.flow.internal.rule.ParamFlowRuleSpec;
 import io.sluice.flow.internal.rule.RuleSpec;
-import io.sluice.flow.internal.rule.SystemRuleSpec;
 import java.util.Set;
 
 /**
@@ -107,25 +105,10 @@ public record RuleInfo(
           false,
           a.describe());
     }
-    if (spec instanceof DegradeRuleSpec d) {
-      return new RuleInfo(
-          RuleKind.DEGRADE,
-          d.resource(),
-          false,
-          "default",
-          Set.of(),
-          Strategy.DIRECT,
-          null,
-          false,
-          null,
-          null,
-          false,
-          d.describe());
-    }
-    SystemRuleSpec s = (SystemRuleSpec) spec;
+    // Degrade and system rules: nothing beyond their resource (none for system rules).
     return new RuleInfo(
-        RuleKind.SYSTEM,
-        null,
+        spec.kind(),
+        spec.resource(),
         false,
         "default",
         Set.of(),
@@ -135,6 +118,6 @@ public record RuleInfo(
         null,
         null,
         false,
-        s.describe());
+        spec.describe());
   }
 }
