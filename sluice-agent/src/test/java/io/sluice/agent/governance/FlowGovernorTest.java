@@ -354,6 +354,19 @@ class FlowGovernorTest {
   }
 
   @Test
+  void resolvesAResourceByItsFullNameForTransportsThatNameTheirCalls() throws Exception {
+    governor.apply(
+        RuleType.FLOW, "[{\"resource\":\"com.example.Hello:hi(java.lang.String)\",\"count\":0}]");
+
+    Object call =
+        governor.resource("com.example.Hello:hi(java.lang.String)", GovernanceHooks.HTTP_CLIENT);
+
+    assertThat(governor.acquire(call)).isNegative();
+    assertThat(governor.resource("x", 99)).as("unknown path").isNull();
+    assertThat(governor.resource("", GovernanceHooks.HTTP_CLIENT)).isNull();
+  }
+
+  @Test
   void keepsTheRulesInForceWhenADocumentIsInvalid() throws Exception {
     governor.apply(RuleType.FLOW, "[{\"resource\":\"GET /a\",\"count\":1}]");
 
