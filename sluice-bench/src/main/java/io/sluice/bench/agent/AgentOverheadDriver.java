@@ -131,6 +131,8 @@ public final class AgentOverheadDriver {
     List<Measurement> results = new ArrayList<>();
     List<Double> pairedCpu = new ArrayList<>();
     List<Double> pairedP50 = new ArrayList<>();
+    List<Double> pairedStart = new ArrayList<>();
+    List<Double> pairedStartCpu = new ArrayList<>();
     for (int round = 0; round < rounds; round++) {
       List<Measurement> pair;
       if (sideBySide) {
@@ -148,6 +150,14 @@ public final class AgentOverheadDriver {
       results.addAll(pair);
       pairedCpu.add(pair.get(1).cpuMicrosPerRequest() - pair.get(0).cpuMicrosPerRequest());
       pairedP50.add(pair.get(1).p50Micros() - pair.get(0).p50Micros());
+      pairedStart.add(
+          100.0
+              * (pair.get(1).startMillis() - pair.get(0).startMillis())
+              / pair.get(0).startMillis());
+      pairedStartCpu.add(
+          100.0
+              * (pair.get(1).startCpuMillis() - pair.get(0).startCpuMillis())
+              / pair.get(0).startCpuMillis());
     }
     System.out.println();
     System.out.println(
@@ -173,11 +183,22 @@ public final class AgentOverheadDriver {
         agent.threads - none.threads);
     System.out.printf(
         Locale.ROOT,
-        "paired rounds (agent minus none): CPU µs/req %s, median %+.2f; p50 µs %s, median %+.1f%n",
-        signed(pairedCpu),
-        median(pairedCpu),
-        signed(pairedP50),
-        median(pairedP50));
+        "paired rounds (agent minus none): start %% %s, median %+.1f%%; start CPU %% %s, median"
+            + " %+.1f%%%n",
+        signed(pairedStart),
+        median(pairedStart),
+        signed(pairedStartCpu),
+        median(pairedStartCpu));
+    if (measure > 0) {
+      System.out.printf(
+          Locale.ROOT,
+          "paired rounds (agent minus none): CPU µs/req %s, median %+.2f; p50 µs %s, median"
+              + " %+.1f%n",
+          signed(pairedCpu),
+          median(pairedCpu),
+          signed(pairedP50),
+          median(pairedP50));
+    }
   }
 
   static String signed(List<Double> values) {
