@@ -357,6 +357,24 @@ abstract class LaneChainScenarios {
     assertThat(span.toMillis()).isGreaterThanOrEqualTo(1500);
   }
 
+  @Test
+  @Order(11)
+  void namesTheGatewayAsTheCallerOfTheServicesItProxiesTo() throws Exception {
+    publish(
+        "SENTINEL_GROUP",
+        "lanes-a-flow-rules",
+        "[{\"resource\":\"GET /hop\",\"count\":0,\"limitApp\":\"lanes-gateway\"}]");
+    await()
+        .atMost(Duration.ofSeconds(15))
+        .pollInterval(Duration.ofMillis(50))
+        .until(() -> status("/a/hop") == 429);
+    // A client cannot pass for another caller through the gateway: the gateway names itself.
+    assertThat(response("/a/hop", "x-sluice-origin", "lanes-c").statusCode()).isEqualTo(429);
+    // Calls that do not come through the gateway are not limited by the rule.
+    assertThat(a.get("/hop").statusCode()).isEqualTo(200);
+    assertThat(a.get("/hop", "x-sluice-origin", "lanes-c").statusCode()).isEqualTo(200);
+  }
+
   /**
    * Sends {@code n} requests at once; all must succeed. Returns the time between the first and the
    * last answer.

@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.function.Consumer;
 import net.bytebuddy.asm.Advice;
 import org.springframework.http.HttpStatusCode;
+import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.web.server.ServerWebExchange;
 import reactor.core.publisher.Mono;
@@ -21,6 +22,10 @@ import reactor.core.publisher.Mono;
  * route's filters do not run; a paced one is delayed on a timer ({@code Mono.delay}) before the
  * filters are subscribed; an admitted one releases its permit when its pipeline ends, with the
  * response status.
+ *
+ * <p>The request the route proxies carries the outbound headers like any client call: this
+ * gateway's name as {@code x-sluice-origin} (replacing whatever the client sent, since the gateway
+ * is the caller of the service behind it) and the lane in the forms it arrived in.
  */
 public final class FilteringWebHandlerAdvice {
   /** Spring Cloud Gateway's {@code ServerWebExchangeUtils.GATEWAY_ROUTE_ATTR}. */
@@ -31,7 +36,7 @@ public final class FilteringWebHandlerAdvice {
 
   @Advice.OnMethodEnter(suppress = Throwable.class, skipOn = Advice.OnNonDefaultValue.class)
   public static BlockVerdict enter(
-      @Advice.Argument(0) ServerWebExchange exchange,
+      @Advice.Argument(value = 0, readOnly = false) ServerWebExchange exchange,
       @Advice.Local("sluiceResource") Object resource,
       @Advice.Local("sluicePermit") long permit,
       @Advice.Local("sluiceWait") long wait) {
@@ -40,6 +45,14 @@ public final class FilteringWebHandlerAdvice {
       return null;
     }
     GovernanceHooks hooks = SluiceHooks.get();
+    String[] headers = hooks.outboundHeaders();
+    if (headers.length > 0) {
+      ServerHttpRequest.Builder proxied = exchange.getRequest().mutate();
+      for (int i = 0; i + 1 < headers.length; i += 2) {
+        proxied.header(headers[i], headers[i + 1]);
+      }
+      exchange = exchange.mutate().request(proxied.build()).build();
+    }
     Object governed = hooks.gatewayResource(route);
     if (governed == null) {
       return null;
