@@ -1,5 +1,6 @@
 package io.sluice.server;
 
+import io.sluice.server.clock.ServerClock;
 import io.sluice.server.config.ConfigHistory;
 import io.sluice.server.config.ConfigService;
 import io.sluice.server.config.ConfigStore;
@@ -8,6 +9,7 @@ import io.sluice.server.config.ConfigWatchers;
 import io.sluice.server.config.grpc.ConfigGrpcHandlers;
 import io.sluice.server.config.http.ConfigHttpApi;
 import io.sluice.server.config.http.ConfigSearch;
+import io.sluice.server.connection.ConnectionRoutes;
 import io.sluice.server.namespace.NamespaceService;
 import io.sluice.server.namespace.NamespaceStore;
 import io.sluice.server.namespace.http.NamespaceRoutes;
@@ -21,17 +23,14 @@ import io.sluice.server.naming.health.HealthChecker;
 import io.sluice.server.naming.health.VertxHealthProbe;
 import io.sluice.server.naming.http.NamingHttpRoutes;
 import io.sluice.server.protocol.grpc.ConnectionRegistry;
-import io.sluice.server.protocol.grpc.ConnectionRoutes;
 import io.sluice.server.protocol.grpc.GrpcServer;
 import io.sluice.server.protocol.grpc.IdleConnectionEjector;
 import io.sluice.server.protocol.grpc.MessageCodec;
 import io.sluice.server.protocol.grpc.RequestRouter;
 import io.sluice.server.protocol.http.HttpApiServer;
-import io.sluice.server.replication.RatisReplicator;
 import io.sluice.server.replication.ReplicatedState;
 import io.sluice.server.replication.ReplicationOptions;
 import io.sluice.server.replication.ReplicationPeer;
-import io.sluice.server.replication.Replicator;
 import io.sluice.server.replication.ReplicatorFactory;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
@@ -103,28 +102,18 @@ public final class SluiceServer implements AutoCloseable {
 
   /** Starts a standalone server whose store is a one-peer Ratis group in the data directory. */
   public static SluiceServer start(ServerOptions options) {
-    return start(options, SluiceServer::startRatis);
+    return start(options, ReplicatorFactory.RATIS);
   }
 
-  private static Replicator startRatis(ServerOptions options, List<ReplicatedState> states) {
-    // Ratis calls System.exit when, for one, its port is taken. A server (or a test JVM holding
-    // several) must report that and stay up, so turn it into an exception. Ratis only offers
-    // this as a process-wide switch.
-    ExitUtils.disableSystemExit();
-    ReplicationOptions replication =
-        ReplicationOptions.builder(options.dataDir().resolve("ratis"))
-            .self(
-                new ReplicationPeer(
-                    ReplicationOptions.DEFAULT_PEER_ID, options.bindAddress(), options.raftPort()))
-            // A command carries the content once, plus its metadata.
-            .maxCommandBytes(
-                (int) Math.min(Integer.MAX_VALUE, options.maxContentBytes() + 64 * 1024))
-            .build();
-    try {
-      return RatisReplicator.start(replication, states);
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot start the store in " + options.dataDir(), e);
-    }
+  /** What the store is started with: a one-peer group in the data directory. */
+  private static ReplicationOptions replicationOptions(ServerOptions options) {
+    return ReplicationOptions.builder(options.dataDir().resolve("ratis"))
+        .self(
+            new ReplicationPeer(
+                ReplicationOptions.DEFAULT_PEER_ID, options.bindAddress(), options.raftPort()))
+        // A command carries the content once, plus its metadata.
+        .maxCommandBytes((int) Math.min(Integer.MAX_VALUE, options.maxContentBytes() + 64 * 1024))
+        .build();
   }
 
   /**
@@ -132,6 +121,10 @@ public final class SluiceServer implements AutoCloseable {
    * is ready ({@link #awaitReady}). Throws if any part fails to start, after closing what started.
    */
   public static SluiceServer start(ServerOptions options, ReplicatorFactory replication) {
+    // Ratis calls System.exit when, for one, its port is taken. A server (or a test JVM holding
+    // several) must report that and stay up, so turn it into an exception. Ratis only offers
+    // this as a process-wide switch.
+    ExitUtils.disableSystemExit();
     Deque<AutoCloseable> started = new ArrayDeque<>();
     try {
       return start(options, replication, started);
@@ -172,7 +165,8 @@ public final class SluiceServer implements AutoCloseable {
         Executors.newSingleThreadExecutor(daemonThreads("sluice-store-start"));
     StartingReplicator replicator =
         new StartingReplicator(
-            CompletableFuture.supplyAsync(() -> replication.start(options, states), storeStarter));
+            CompletableFuture.supplyAsync(
+                () -> replication.start(replicationOptions(options), states), storeStarter));
     storeStarter.shutdown();
     started.push(replicator);
     ConfigService config =
@@ -259,12 +253,13 @@ public final class SluiceServer implements AutoCloseable {
     HttpApiServer httpApi =
         HttpApiServer.start(
             vertx,
-            options,
+            options.bindAddress(),
+            options.httpPort(),
             replicator::isReady,
             List.of(
                 configHttp,
                 namespaceHttp,
-                new ConnectionRoutes(connections, codec),
+                new ConnectionRoutes(connections),
                 httpRouter ->
                     NamingHttpRoutes.mount(
                         httpRouter, naming, beats, replicator::isReady, connections::size)));

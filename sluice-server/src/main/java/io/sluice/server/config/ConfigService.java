@@ -1,6 +1,6 @@
 package io.sluice.server.config;
 
-import io.sluice.server.ServerClock;
+import io.sluice.server.clock.ServerClock;
 import io.sluice.server.config.ConfigCommand.Publish;
 import io.sluice.server.config.ConfigCommand.Remove;
 import io.sluice.server.config.ConfigCommand.Target;

@@ -1,6 +1,6 @@
 package io.sluice.server.namespace;
 
-import io.sluice.server.ServerClock;
+import io.sluice.server.clock.ServerClock;
 import io.sluice.server.namespace.NamespaceCommand.Create;
 import io.sluice.server.namespace.NamespaceCommand.Delete;
 import io.sluice.server.namespace.NamespaceCommand.Update;

@@ -1,6 +1,6 @@
 package io.sluice.server.naming;
 
-import io.sluice.server.ServerClock;
+import io.sluice.server.clock.ServerClock;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;

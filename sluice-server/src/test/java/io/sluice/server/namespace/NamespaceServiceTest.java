@@ -3,7 +3,7 @@ package io.sluice.server.namespace;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.sluice.server.ServerClock;
+import io.sluice.server.clock.ServerClock;
 import io.sluice.server.testing.InlineReplicator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

@@ -1,6 +1,6 @@
 package io.sluice.server.config.http;
 
-import io.sluice.server.ServerClock;
+import io.sluice.server.clock.ServerClock;
 import io.sluice.server.config.ConfigService;
 import io.sluice.server.protocol.http.HttpRoutes;
 import io.vertx.core.Vertx;

@@ -2,7 +2,7 @@ package io.sluice.server.config.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sluice.server.ServerClock;
+import io.sluice.server.clock.ServerClock;
 import io.sluice.server.config.ConfigKey;
 import io.sluice.server.config.ConfigWatchers;
 import io.vertx.core.Context;

@@ -1,4 +1,4 @@
-package io.sluice.server;
+package io.sluice.server.clock;
 
 /**
  * The server's only source of time, injected everywhere so tests can move it: wall-clock millis for
