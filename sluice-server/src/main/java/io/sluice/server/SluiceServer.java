@@ -1,15 +1,12 @@
 package io.sluice.server;
 
 import io.sluice.server.clock.ServerClock;
-import io.sluice.server.config.ConfigHistory;
+import io.sluice.server.config.ConfigFeature;
 import io.sluice.server.config.ConfigService;
-import io.sluice.server.config.ConfigStore;
-import io.sluice.server.config.ConfigValidator;
-import io.sluice.server.config.ConfigWatchers;
 import io.sluice.server.config.grpc.ConfigGrpcHandlers;
 import io.sluice.server.config.http.ConfigHttpApi;
-import io.sluice.server.config.http.ConfigSearch;
 import io.sluice.server.connection.ConnectionRoutes;
+import io.sluice.server.feature.ReplicatedWrites;
 import io.sluice.server.namespace.NamespaceService;
 import io.sluice.server.namespace.NamespaceStore;
 import io.sluice.server.namespace.http.NamespaceRoutes;
@@ -28,7 +25,6 @@ import io.sluice.server.protocol.grpc.IdleConnectionEjector;
 import io.sluice.server.protocol.grpc.MessageCodec;
 import io.sluice.server.protocol.grpc.RequestRouter;
 import io.sluice.server.protocol.http.HttpApiServer;
-import io.sluice.server.replication.ReplicatedState;
 import io.sluice.server.replication.ReplicationOptions;
 import io.sluice.server.replication.ReplicationPeer;
 import io.sluice.server.replication.ReplicatorFactory;
@@ -41,7 +37,6 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -149,43 +144,31 @@ public final class SluiceServer implements AutoCloseable {
     ExecutorService fanout = Executors.newSingleThreadExecutor(daemonThreads("sluice-fanout"));
     started.push(() -> shutdown(fanout));
 
-    ConfigHistory history =
-        ConfigHistory.open(
-            options.dataDir().resolve("config-history"), ConfigHistory.DEFAULT_SEGMENT_BYTES);
-    started.push(history);
-    ConfigWatchers watchers = new ConfigWatchers(fanout);
-    ConfigStore configStore = new ConfigStore(history, watchers);
     ServiceRegistry services = new ServiceRegistry(clock);
     NamingStore namingStore = new NamingStore(services);
     NamespaceStore namespaceStore = new NamespaceStore();
-    List<ReplicatedState> states = List.of(configStore, namingStore, namespaceStore);
 
     // The store opens its log and elects itself while the ports start.
-    ExecutorService storeStarter =
-        Executors.newSingleThreadExecutor(daemonThreads("sluice-store-start"));
-    StartingReplicator replicator =
-        new StartingReplicator(
-            CompletableFuture.supplyAsync(
-                () -> replication.start(replicationOptions(options), states), storeStarter));
-    storeStarter.shutdown();
+    StartingReplicator replicator = new StartingReplicator();
     started.push(replicator);
-    ConfigService config =
-        new ConfigService(
-            configStore,
-            history,
-            watchers,
-            replicator,
-            new ConfigValidator(options.maxContentBytes()),
+    ReplicatedWrites writes = new ReplicatedWrites(replicator);
+    ConfigFeature configFeature =
+        new ConfigFeature(
+            options.dataDir().resolve("config-history"),
+            options.maxContentBytes(),
+            fanout,
+            writes,
             clock);
+    started.push(configFeature);
+    configFeature.purgeHistory(scheduler, clock, options.historyRetention());
+    ConfigService config = configFeature.service();
     NamespaceService namespaces =
-        new NamespaceService(namespaceStore, replicator, clock, () -> UUID.randomUUID().toString());
-    scheduler.scheduleWithFixedDelay(
+        new NamespaceService(namespaceStore, writes, clock, () -> UUID.randomUUID().toString());
+    replicator.start(
         () ->
-            history.purgeOlderThan(
-                clock.currentTimeMillis() - options.historyRetention().toMillis()),
-        1,
-        60,
-        TimeUnit.MINUTES);
+            replication.start(
+                replicationOptions(options),
+                List.of(configFeature.state(), namingStore, namespaceStore)));
 
     ScheduledThreadPoolExecutor pushThread =
         new ScheduledThreadPoolExecutor(1, daemonThreads("sluice-push"));
@@ -194,7 +177,7 @@ public final class SluiceServer implements AutoCloseable {
     NamingPushes pushes = new NamingPushes(services, pushThread, options.pushDelay().toMillis());
     scheduler.scheduleWithFixedDelay(services::forgetIdleRenderings, 30, 30, TimeUnit.SECONDS);
     services.onChange(pushes);
-    NamingService naming = new NamingService(services, pushes, replicator);
+    NamingService naming = new NamingService(services, pushes, writes);
 
     MessageCodec codec = new MessageCodec();
     RequestRouter router = new RequestRouter(codec);
@@ -248,8 +231,7 @@ public final class SluiceServer implements AutoCloseable {
     started.push(healthChecker);
     healthChecker.start(scheduler, options.healthCheckInterval().toMillis());
     ConfigHttpApi configHttp = new ConfigHttpApi(config, vertx, clock, options.maxConnections());
-    NamespaceRoutes namespaceHttp =
-        new NamespaceRoutes(namespaces, () -> ConfigSearch.countByNamespace(configStore.all()));
+    NamespaceRoutes namespaceHttp = new NamespaceRoutes(namespaces, config::countByNamespace);
     HttpApiServer httpApi =
         HttpApiServer.start(
             vertx,

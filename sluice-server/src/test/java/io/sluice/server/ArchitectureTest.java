@@ -20,6 +20,7 @@ class ArchitectureTest {
   private static final String CLOCK = "io.sluice.server.clock..";
   private static final String REPLICATION = "io.sluice.server.replication..";
   private static final String PROTOCOL = "io.sluice.server.protocol..";
+  private static final String KERNEL = "io.sluice.server.feature..";
   private static final String[] FEATURES = {
     "io.sluice.server.config",
     "io.sluice.server.naming",
@@ -36,8 +37,10 @@ class ArchitectureTest {
   };
 
   /**
-   * launcher → root → adapters → features and protocols → replication; the clock is below all.
-   * Nothing reaches up, and features never see a protocol.
+   * launcher → root → adapters → features and protocols → the feature kernel (faults, the one write
+   * path) → replication; the clock is below all. Nothing reaches up, features never see a protocol,
+   * and only the features and the kernel see replication: adapters and protocols see neither stores
+   * nor replication.
    */
   @ArchTest
   static final ArchRule layers =
@@ -53,6 +56,8 @@ class ArchitectureTest {
           .definedBy(FEATURES)
           .layer("protocols")
           .definedBy(PROTOCOL)
+          .layer("kernel")
+          .definedBy(KERNEL)
           .layer("replication")
           .definedBy(REPLICATION)
           .layer("clock")
@@ -66,7 +71,11 @@ class ArchitectureTest {
           .whereLayer("features")
           .mayOnlyBeAccessedByLayers("root", "adapters")
           .whereLayer("protocols")
-          .mayOnlyBeAccessedByLayers("root", "adapters");
+          .mayOnlyBeAccessedByLayers("root", "adapters")
+          .whereLayer("kernel")
+          .mayOnlyBeAccessedByLayers("root", "adapters", "features", "protocols")
+          .whereLayer("replication")
+          .mayOnlyBeAccessedByLayers("root", "features", "kernel");
 
   /** The two protocols are independent: each translates the features' answers on its own. */
   @ArchTest

@@ -1,10 +1,10 @@
 package io.sluice.server.namespace;
 
 import io.sluice.server.clock.ServerClock;
+import io.sluice.server.feature.ReplicatedWrites;
 import io.sluice.server.namespace.NamespaceCommand.Create;
 import io.sluice.server.namespace.NamespaceCommand.Delete;
 import io.sluice.server.namespace.NamespaceCommand.Update;
-import io.sluice.server.replication.Replicator;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
@@ -30,7 +30,7 @@ public final class NamespaceService {
   private static final String FORBIDDEN_NAME_CHARACTERS = "@#$%^&*";
 
   private final NamespaceStore store;
-  private final Replicator replicator;
+  private final ReplicatedWrites writes;
   private final ServerClock clock;
   private final Supplier<String> newIds;
 
@@ -38,9 +38,9 @@ public final class NamespaceService {
    * @param newIds the id of a namespace created without one (Nacos uses a random UUID)
    */
   public NamespaceService(
-      NamespaceStore store, Replicator replicator, ServerClock clock, Supplier<String> newIds) {
+      NamespaceStore store, ReplicatedWrites writes, ServerClock clock, Supplier<String> newIds) {
     this.store = store;
-    this.replicator = replicator;
+    this.writes = writes;
     this.clock = clock;
     this.newIds = newIds;
   }
@@ -66,7 +66,7 @@ public final class NamespaceService {
 
   /**
    * Creates a namespace; with a blank id, one is generated. Invalid input fails the future with
-   * {@link InvalidNamespaceException} before anything is written.
+   * {@link NamespaceException} before anything is written.
    */
   public CompletableFuture<NamespaceOutcome> create(String id, String name, String description) {
     String chosen;
@@ -74,7 +74,7 @@ public final class NamespaceService {
       chosen = id == null || id.isBlank() ? newIds.get() : checkId(id.trim());
       checkName(name);
       checkDescription(description);
-    } catch (InvalidNamespaceException invalid) {
+    } catch (NamespaceException invalid) {
       return CompletableFuture.failedFuture(invalid);
     }
     return submit(new Create(chosen, name.trim(), description, clock.currentTimeMillis()));
@@ -86,7 +86,7 @@ public final class NamespaceService {
       checkName(name);
       checkDescription(description);
       return submit(new Update(checked, name.trim(), description));
-    } catch (InvalidNamespaceException invalid) {
+    } catch (NamespaceException invalid) {
       return CompletableFuture.failedFuture(invalid);
     }
   }
@@ -94,28 +94,30 @@ public final class NamespaceService {
   public CompletableFuture<NamespaceOutcome> delete(String id) {
     try {
       return submit(new Delete(checkId(Objects.requireNonNullElse(id, "").trim())));
-    } catch (InvalidNamespaceException invalid) {
+    } catch (NamespaceException invalid) {
       return CompletableFuture.failedFuture(invalid);
     }
   }
 
   private CompletableFuture<NamespaceOutcome> submit(NamespaceCommand command) {
-    return replicator
-        .submit(NamespaceStore.NAME, NamespaceCommand.encode(command))
-        .thenApply(NamespaceOutcome.class::cast);
+    return writes.submit(
+        NamespaceStore.NAME,
+        NamespaceCommand.encode(command),
+        NamespaceOutcome.class,
+        NamespaceException::new);
   }
 
   static String checkId(String id) {
     if (isPublic(id)) {
-      throw new InvalidNamespaceException(
+      throw NamespaceException.invalid(
           "the public namespace always exists; it cannot be created, changed or deleted");
     }
     if (id.length() > MAX_ID_LENGTH) {
-      throw new InvalidNamespaceException(
+      throw NamespaceException.invalid(
           "namespace id is longer than " + MAX_ID_LENGTH + " characters");
     }
     if (!ID.matcher(id).matches()) {
-      throw new InvalidNamespaceException(
+      throw NamespaceException.invalid(
           "namespace id [" + id + "] must be letters, digits, '_' and '-'");
     }
     return id;
@@ -123,15 +125,15 @@ public final class NamespaceService {
 
   static void checkName(String name) {
     if (name == null || name.isBlank()) {
-      throw new InvalidNamespaceException("namespace name must not be blank");
+      throw NamespaceException.invalid("namespace name must not be blank");
     }
     if (name.length() > MAX_NAME_LENGTH) {
-      throw new InvalidNamespaceException(
+      throw NamespaceException.invalid(
           "namespace name is longer than " + MAX_NAME_LENGTH + " characters");
     }
     for (int i = 0; i < name.length(); i++) {
       if (FORBIDDEN_NAME_CHARACTERS.indexOf(name.charAt(i)) >= 0) {
-        throw new InvalidNamespaceException(
+        throw NamespaceException.invalid(
             "namespace name must not contain any of " + FORBIDDEN_NAME_CHARACTERS);
       }
     }
@@ -139,7 +141,7 @@ public final class NamespaceService {
 
   static void checkDescription(String description) {
     if (description != null && description.length() > MAX_DESCRIPTION_LENGTH) {
-      throw new InvalidNamespaceException(
+      throw NamespaceException.invalid(
           "namespace description is longer than " + MAX_DESCRIPTION_LENGTH + " characters");
     }
   }

@@ -23,8 +23,8 @@ import org.slf4j.LoggerFactory;
  * <p>Instances are owned, as Nacos's {@code IpPortBasedClient} owns them, by a client named after
  * the instance's address ({@link #ownerOf}): one instance per client and service, replaced by a new
  * registration. There are at most {@code maxClients} clients and each registers at most {@code
- * maxServicesPerClient} services; beyond, registration fails with {@link
- * TooManyBeatClientsException} and nothing changes.
+ * maxServicesPerClient} services; beyond, registration fails with {@link NamingException} and
+ * nothing changes.
  *
  * <p>Concurrency: everything that changes one client's instances (register, beat, deregister,
  * sweep) runs under that client's monitor, so a beat never interleaves with the sweep that expires
@@ -81,8 +81,8 @@ public final class BeatMonitor {
   /**
    * Registers (or replaces) the instance its client publishes for the service; counts as a beat.
    *
-   * @throws TooManyBeatClientsException beyond the client or per-client service limit
-   * @throws InvalidInstanceException if the service holds persistent instances
+   * @throws NamingException beyond the client or per-client service limit
+   * @throws NamingException if the service holds persistent instances
    */
   public void register(ServiceKey service, Instance instance) {
     String owner = ownerOf(instance.ip(), instance.port());
@@ -94,7 +94,7 @@ public final class BeatMonitor {
         }
         if (!client.lastBeatNanos.containsKey(service)
             && client.lastBeatNanos.size() >= maxServicesPerClient) {
-          throw new TooManyBeatClientsException(
+          throw NamingException.overloaded(
               "client "
                   + owner
                   + " already registers "
@@ -234,7 +234,7 @@ public final class BeatMonitor {
             return current;
           }
           if (clients.size() >= maxClients) {
-            throw new TooManyBeatClientsException(
+            throw NamingException.overloaded(
                 "there are already " + maxClients + " HTTP naming clients, the most allowed");
           }
           return new BeatClient();

@@ -1,10 +1,10 @@
 package io.sluice.server.naming;
 
+import io.sluice.server.feature.ReplicatedWrites;
 import io.sluice.server.naming.NamingCommand.PutInstance;
 import io.sluice.server.naming.NamingCommand.PutService;
 import io.sluice.server.naming.NamingCommand.RemoveInstance;
 import io.sluice.server.naming.NamingCommand.RemoveService;
-import io.sluice.server.replication.Replicator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -16,12 +16,12 @@ import java.util.concurrent.CompletableFuture;
 public final class NamingService {
   private final ServiceRegistry registry;
   private final NamingPushes pushes;
-  private final Replicator replicator;
+  private final ReplicatedWrites writes;
 
-  public NamingService(ServiceRegistry registry, NamingPushes pushes, Replicator replicator) {
+  public NamingService(ServiceRegistry registry, NamingPushes pushes, ReplicatedWrites writes) {
     this.registry = registry;
     this.pushes = pushes;
-    this.replicator = replicator;
+    this.writes = writes;
   }
 
   public ServiceRegistry registry() {
@@ -52,7 +52,7 @@ public final class NamingService {
     InstanceValidator.checkService(service);
     if (registry.hasEphemeral(service)) {
       return CompletableFuture.failedFuture(
-          new InvalidInstanceException(
+          NamingException.invalid(
               "service "
                   + service.groupedName()
                   + " has ephemeral instances; it cannot take persistent ones"));
@@ -75,7 +75,7 @@ public final class NamingService {
     InstanceValidator.checkService(service);
     if (meta.protectThreshold() < 0 || meta.protectThreshold() > 1) {
       return CompletableFuture.failedFuture(
-          new InvalidInstanceException("protectThreshold must be between 0 and 1"));
+          NamingException.invalid("protectThreshold must be between 0 and 1"));
     }
     InstanceValidator.checkMetadata(meta.metadata());
     return submit(new PutService(service, meta));
@@ -86,13 +86,14 @@ public final class NamingService {
     InstanceValidator.checkService(service);
     if (registry.instanceCount(service) > 0) {
       return CompletableFuture.failedFuture(
-          new InvalidInstanceException(
+          NamingException.invalid(
               "service " + service.groupedName() + " is not empty, it cannot be deleted"));
     }
     return submit(new RemoveService(service));
   }
 
   private CompletableFuture<Object> submit(NamingCommand command) {
-    return replicator.submit(NamingStore.NAME, NamingCommand.encode(command));
+    return writes.submit(
+        NamingStore.NAME, NamingCommand.encode(command), Object.class, NamingException::new);
   }
 }

@@ -78,7 +78,7 @@ public final class ServiceRegistry {
         (k, service) -> {
           Service s = service == null ? new Service(k) : service;
           if (!instances.isEmpty() && s.hasPersistent()) {
-            throw new InvalidInstanceException(
+            throw NamingException.invalid(
                 "service "
                     + k.groupedName()
                     + " has persistent instances; it cannot take ephemeral ones");

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.server.clock.ServerClock;
+import io.sluice.server.feature.ReplicatedWrites;
 import io.sluice.server.testing.InlineReplicator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -28,7 +29,7 @@ class NamespaceServiceTest {
         }
       };
   private final NamespaceService service =
-      new NamespaceService(store, replicator, clock, () -> "generated-id");
+      new NamespaceService(store, new ReplicatedWrites(replicator), clock, () -> "generated-id");
 
   @AfterEach
   void close() {
@@ -69,7 +70,7 @@ class NamespaceServiceTest {
             service.delete(""))) {
       assertThatThrownBy(() -> refused.get(5, TimeUnit.SECONDS))
           .isInstanceOf(ExecutionException.class)
-          .hasCauseInstanceOf(InvalidNamespaceException.class);
+          .hasCauseInstanceOf(NamespaceException.class);
     }
     assertThat(store.size()).isZero();
   }
@@ -85,7 +86,7 @@ class NamespaceServiceTest {
             service.create("ok", " ", null),
             service.create("ok", "N", "d".repeat(257)))) {
       assertThatThrownBy(() -> refused.get(5, TimeUnit.SECONDS))
-          .hasCauseInstanceOf(InvalidNamespaceException.class);
+          .hasCauseInstanceOf(NamespaceException.class);
     }
     assertThat(store.size()).isZero();
   }

@@ -177,7 +177,7 @@ final class ListenerRoutes {
     ConfigKey key = ConfigKey.of(params.get("tenant"), group, dataId);
     ConfigItem item = config.find(key);
     Map<String, String> status = new TreeMap<>();
-    for (ConfigWatcher watcher : config.watchers().watchersOf(key)) {
+    for (ConfigWatcher watcher : config.watchersOf(key)) {
       ConfigVersion version =
           item == null
               ? null

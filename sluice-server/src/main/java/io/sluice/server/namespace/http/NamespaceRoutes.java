@@ -1,12 +1,14 @@
 package io.sluice.server.namespace.http;
 
-import io.sluice.server.namespace.InvalidNamespaceException;
+import io.sluice.server.feature.Fault;
 import io.sluice.server.namespace.Namespace;
+import io.sluice.server.namespace.NamespaceException;
 import io.sluice.server.namespace.NamespaceOutcome;
 import io.sluice.server.namespace.NamespaceService;
 import io.sluice.server.protocol.http.ApiStyle;
 import io.sluice.server.protocol.http.AsyncReply;
 import io.sluice.server.protocol.http.HttpApiException;
+import io.sluice.server.protocol.http.HttpFailures;
 import io.sluice.server.protocol.http.HttpParams;
 import io.sluice.server.protocol.http.HttpResponses;
 import io.sluice.server.protocol.http.HttpRoutes;
@@ -14,7 +16,6 @@ import io.sluice.server.protocol.http.NacosErrorCode;
 import io.sluice.server.protocol.http.ParamsHandler;
 import io.sluice.server.protocol.http.RequestParams;
 import io.sluice.server.protocol.http.RestResult;
-import io.sluice.server.protocol.http.WriteFailures;
 import io.vertx.core.Handler;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
@@ -180,17 +181,14 @@ public final class NamespaceRoutes implements HttpRoutes {
               if (failure == null) {
                 return succeeded.test(outcome);
               }
-              if (WriteFailures.cause(failure) instanceof InvalidNamespaceException) {
+              // Nacos's v1 API answers false for input it refuses.
+              if (HttpFailures.unwrap(failure) instanceof NamespaceException refused
+                  && refused.fault() == Fault.INVALID) {
                 return false;
               }
               throw new CompletionException(failure);
             });
-    AsyncReply.when(
-        answer,
-        request,
-        ApiStyle.V1,
-        WriteFailures::ofReplication,
-        ok -> HttpResponses.ok(request.response(), ok));
+    AsyncReply.when(answer, request, ApiStyle.V1, ok -> HttpResponses.ok(request.response(), ok));
   }
 
   private void createV2(HttpServerRequest request, HttpParams params) {
@@ -214,10 +212,7 @@ public final class NamespaceRoutes implements HttpRoutes {
         change,
         request,
         ApiStyle.V2,
-        cause ->
-            cause instanceof InvalidNamespaceException
-                ? new HttpApiException(400, NacosErrorCode.ILLEGAL_NAMESPACE, cause.getMessage())
-                : null,
+        NacosErrorCode.ILLEGAL_NAMESPACE,
         outcome -> {
           if (outcome instanceof NamespaceOutcome.AlreadyExists exists) {
             throw new HttpApiException(

@@ -3,7 +3,7 @@ package io.sluice.server.naming.grpc;
 import com.fasterxml.jackson.databind.util.RawValue;
 import io.sluice.server.naming.Instance;
 import io.sluice.server.naming.InstanceValidator;
-import io.sluice.server.naming.InvalidInstanceException;
+import io.sluice.server.naming.NamingException;
 import io.sluice.server.naming.NamingService;
 import io.sluice.server.naming.ServiceKey;
 import io.sluice.server.naming.ServicePage;
@@ -23,15 +23,13 @@ import io.sluice.server.protocol.grpc.Connection;
 import io.sluice.server.protocol.grpc.ConnectionListener;
 import io.sluice.server.protocol.grpc.ConnectionRegistry;
 import io.sluice.server.protocol.grpc.ErrorCodes;
-import io.sluice.server.protocol.grpc.NacosResponse;
+import io.sluice.server.protocol.grpc.GrpcFailures;
 import io.sluice.server.protocol.grpc.RequestContext;
 import io.sluice.server.protocol.grpc.RequestRouter;
-import io.sluice.server.replication.ReplicatorOverloadedException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
@@ -104,8 +102,8 @@ public final class NamingGrpcHandlers implements ConnectionListener {
       }
       forgetIfClosed(connection);
       return done(response);
-    } catch (InvalidInstanceException e) {
-      return done(response.fail(ErrorCodes.INVALID_PARAM, e.getMessage()));
+    } catch (NamingException e) {
+      return done(GrpcFailures.fail(response, e));
     }
   }
 
@@ -136,8 +134,8 @@ public final class NamingGrpcHandlers implements ConnectionListener {
       }
       forgetIfClosed(connection);
       return done(response);
-    } catch (InvalidInstanceException e) {
-      return done(response.fail(ErrorCodes.INVALID_PARAM, e.getMessage()));
+    } catch (NamingException e) {
+      return done(GrpcFailures.fail(response, e));
     }
   }
 
@@ -157,10 +155,11 @@ public final class NamingGrpcHandlers implements ConnectionListener {
       } else {
         return done(response.fail(ErrorCodes.INVALID_PARAM, "unknown type " + request.type));
       }
-    } catch (InvalidInstanceException e) {
-      return done(response.fail(ErrorCodes.INVALID_PARAM, e.getMessage()));
+    } catch (NamingException e) {
+      return done(GrpcFailures.fail(response, e));
     }
-    return write.handle((ok, failure) -> failure == null ? response : failed(response, failure));
+    return write.handle(
+        (ok, failure) -> failure == null ? response : GrpcFailures.fail(response, failure));
   }
 
   CompletionStage<QueryServiceResponse> query(ServiceQueryRequest request, RequestContext context) {
@@ -174,8 +173,8 @@ public final class NamingGrpcHandlers implements ConnectionListener {
                   .viewOrEmpty(service)
                   .serviceInfoJson(request.cluster, request.healthyOnly, false));
       return done(response);
-    } catch (InvalidInstanceException e) {
-      return done(response.fail(ErrorCodes.INVALID_PARAM, e.getMessage()));
+    } catch (NamingException e) {
+      return done(GrpcFailures.fail(response, e));
     }
   }
 
@@ -186,8 +185,8 @@ public final class NamingGrpcHandlers implements ConnectionListener {
     ServiceKey service;
     try {
       service = serviceOf(request.namespace, request.groupName, request.serviceName);
-    } catch (InvalidInstanceException e) {
-      return done(response.fail(ErrorCodes.INVALID_PARAM, e.getMessage()));
+    } catch (NamingException e) {
+      return done(GrpcFailures.fail(response, e));
     }
     String clusters = request.clusters == null ? "" : request.clusters;
     Map<ServiceKey, GrpcSubscriber> subscriptions =
@@ -267,7 +266,7 @@ public final class NamingGrpcHandlers implements ConnectionListener {
 
   private static ServiceKey serviceOf(String namespace, String group, String serviceName) {
     if (serviceName == null || serviceName.isBlank()) {
-      throw new InvalidInstanceException("serviceName must not be blank");
+      throw NamingException.invalid("serviceName must not be blank");
     }
     ServiceKey service = ServiceKey.parse(namespace, group, serviceName);
     InstanceValidator.checkService(service);
@@ -276,14 +275,14 @@ public final class NamingGrpcHandlers implements ConnectionListener {
 
   private static InstanceBody require(InstanceBody body) {
     if (body == null) {
-      throw new InvalidInstanceException("instance must be given");
+      throw NamingException.invalid("instance must be given");
     }
     return body;
   }
 
   private static int portOf(InstanceBody body) {
     if (body.port == null) {
-      throw new InvalidInstanceException("port must be given");
+      throw NamingException.invalid("port must be given");
     }
     return body.port;
   }
@@ -300,17 +299,6 @@ public final class NamingGrpcHandlers implements ConnectionListener {
         ephemeral,
         body.clusterName,
         body.metadata);
-  }
-
-  private static <T extends NacosResponse> T failed(T response, Throwable failure) {
-    Throwable cause = failure instanceof CompletionException ? failure.getCause() : failure;
-    if (cause instanceof InvalidInstanceException) {
-      return response.fail(ErrorCodes.INVALID_PARAM, cause.getMessage());
-    }
-    if (cause instanceof ReplicatorOverloadedException) {
-      return response.fail(ErrorCodes.OVER_THRESHOLD, cause.getMessage());
-    }
-    return response.fail(ErrorCodes.SERVER_ERROR, String.valueOf(cause.getMessage()));
   }
 
   private static <T> CompletionStage<T> done(T value) {

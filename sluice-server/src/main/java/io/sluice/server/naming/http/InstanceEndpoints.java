@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.sluice.server.naming.BeatMonitor;
 import io.sluice.server.naming.Instance;
 import io.sluice.server.naming.InstanceValidator;
-import io.sluice.server.naming.InvalidInstanceException;
+import io.sluice.server.naming.NamingException;
 import io.sluice.server.naming.NamingService;
 import io.sluice.server.naming.ServiceKey;
 import io.sluice.server.naming.ServiceRegistry;
@@ -260,7 +260,7 @@ final class InstanceEndpoints {
     try {
       return InstanceValidator.instance(
           service, null, ip, port, weight, healthy, enabled, ephemeral, cluster, metadata);
-    } catch (InvalidInstanceException e) {
+    } catch (NamingException e) {
       throw NamingHttpException.invalid(e.getMessage());
     }
   }
@@ -290,7 +290,7 @@ final class InstanceEndpoints {
       Double weight = info.weight == null || info.weight == 0 ? null : info.weight;
       return InstanceValidator.instance(
           service, null, info.ip, info.port, weight, true, true, true, cluster, info.metadata);
-    } catch (InvalidInstanceException e) {
+    } catch (NamingException e) {
       throw NamingHttpException.invalid(e.getMessage());
     }
   }

@@ -5,13 +5,10 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.sluice.server.naming.BeatMonitor;
-import io.sluice.server.naming.InvalidInstanceException;
 import io.sluice.server.naming.NamingService;
 import io.sluice.server.naming.ServiceRegistry;
-import io.sluice.server.naming.TooManyBeatClientsException;
-import io.sluice.server.replication.ReplicatorClosedException;
-import io.sluice.server.replication.ReplicatorNotReadyException;
-import io.sluice.server.replication.ReplicatorOverloadedException;
+import io.sluice.server.protocol.http.HttpApiException;
+import io.sluice.server.protocol.http.HttpFailures;
 import io.vertx.core.Future;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerResponse;
@@ -20,7 +17,6 @@ import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
 import java.lang.management.ManagementFactory;
 import java.lang.management.OperatingSystemMXBean;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.function.BooleanSupplier;
 import java.util.function.IntSupplier;
@@ -174,25 +170,13 @@ public final class NamingHttpRoutes {
   }
 
   static NamingHttpException toHttpError(Throwable failure) {
-    Throwable cause = failure;
-    while (cause instanceof CompletionException && cause.getCause() != null) {
-      cause = cause.getCause();
-    }
+    Throwable cause = HttpFailures.unwrap(failure);
     if (cause instanceof NamingHttpException e) {
       return e;
     }
-    if (cause instanceof InvalidInstanceException) {
-      return NamingHttpException.invalid(cause.getMessage());
-    }
-    if (cause instanceof TooManyBeatClientsException
-        || cause instanceof ReplicatorOverloadedException) {
-      return NamingHttpException.unavailable(cause.getMessage());
-    }
-    if (cause instanceof ReplicatorNotReadyException
-        || cause instanceof ReplicatorClosedException) {
-      return NamingHttpException.unavailable("server is not ready: " + cause.getMessage());
-    }
-    return NamingHttpException.serverError(String.valueOf(cause.getMessage()));
+    HttpApiException answer = HttpFailures.of(cause);
+    return new NamingHttpException(
+        answer.status(), answer.code().code(), answer.code().message(), answer.getMessage());
   }
 
   private String quoted(String text) {

@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.server.naming.Instance;
 import io.sluice.server.naming.InstanceValidator;
-import io.sluice.server.naming.InvalidInstanceException;
+import io.sluice.server.naming.NamingException;
 import io.sluice.server.naming.ServiceKey;
 import io.vertx.core.MultiMap;
 import java.util.LinkedHashMap;
@@ -54,7 +54,7 @@ final class NamingParams {
     String namespace = ServiceKey.canonicalNamespace(optional("namespaceId"));
     try {
       InstanceValidator.checkNamespace(namespace);
-    } catch (InvalidInstanceException e) {
+    } catch (NamingException e) {
       throw NamingHttpException.invalid(e.getMessage());
     }
     return namespace;
@@ -65,7 +65,7 @@ final class NamingParams {
         ServiceKey.parse(namespace(), optional("groupName"), required("serviceName"));
     try {
       InstanceValidator.checkService(service);
-    } catch (InvalidInstanceException e) {
+    } catch (NamingException e) {
       throw NamingHttpException.invalid(
           NamingHttpException.PARAMETER_VALIDATE_ERROR, "service name error", e.getMessage());
     }
@@ -76,7 +76,7 @@ final class NamingParams {
     String ip = required("ip");
     try {
       InstanceValidator.checkIp(ip);
-    } catch (InvalidInstanceException e) {
+    } catch (NamingException e) {
       throw NamingHttpException.invalid(e.getMessage());
     }
     return ip;
@@ -170,7 +170,7 @@ final class NamingParams {
     try {
       metadata = parseMetadata(value);
       InstanceValidator.checkMetadata(metadata);
-    } catch (InvalidInstanceException e) {
+    } catch (NamingException e) {
       throw NamingHttpException.invalid(errorCode, errorAbstract, e.getMessage());
     }
     return metadata;
@@ -181,11 +181,11 @@ final class NamingParams {
       try {
         Map<String, String> parsed = json.readValue(value, STRING_MAP);
         if (parsed.containsKey(null) || parsed.containsValue(null)) {
-          throw new InvalidInstanceException("metadata keys and values must not be null");
+          throw NamingException.invalid("metadata keys and values must not be null");
         }
         return parsed;
       } catch (JsonProcessingException e) {
-        throw new InvalidInstanceException(
+        throw NamingException.invalid(
             "metadata format incorrect, it must be a JSON object of strings: "
                 + e.getOriginalMessage());
       }
@@ -194,7 +194,7 @@ final class NamingParams {
     for (String pair : value.split(",")) {
       String[] kv = pair.split("=");
       if (kv.length != 2) {
-        throw new InvalidInstanceException("metadata format incorrect: " + value);
+        throw NamingException.invalid("metadata format incorrect: " + value);
       }
       legacy.put(kv[0], kv[1]);
     }

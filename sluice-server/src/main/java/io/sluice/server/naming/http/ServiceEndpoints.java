@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.sluice.server.naming.Instance;
-import io.sluice.server.naming.InvalidInstanceException;
+import io.sluice.server.naming.NamingException;
 import io.sluice.server.naming.NamingService;
 import io.sluice.server.naming.ServiceKey;
 import io.sluice.server.naming.ServiceMeta;
@@ -181,7 +181,7 @@ final class ServiceEndpoints {
     try {
       HealthCheck.parse(healthChecker);
       io.sluice.server.naming.InstanceValidator.checkCluster(cluster);
-    } catch (InvalidInstanceException e) {
+    } catch (NamingException e) {
       throw NamingHttpException.invalid(e.getMessage());
     }
     ServiceMeta current = requireService(service);
@@ -209,7 +209,7 @@ final class ServiceEndpoints {
     if (metadata != null) {
       try {
         HealthCheck.validate(metadata);
-      } catch (InvalidInstanceException e) {
+      } catch (NamingException e) {
         throw NamingHttpException.invalid(
             NamingHttpException.SERVICE_METADATA_ERROR, "service metadata error", e.getMessage());
       }

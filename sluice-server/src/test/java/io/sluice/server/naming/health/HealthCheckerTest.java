@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.server.naming.InstanceValidator;
-import io.sluice.server.naming.InvalidInstanceException;
+import io.sluice.server.naming.NamingException;
 import io.sluice.server.naming.ServiceKey;
 import io.sluice.server.naming.ServiceMeta;
 import io.sluice.server.naming.ServiceRegistry;
@@ -166,10 +166,9 @@ class HealthCheckerTest {
         .isEqualTo(new HealthCheck(HealthCheck.Type.HTTP, "/ok", 204));
     assertThat(HealthCheck.forCluster(Map.of(), "DEFAULT")).isEqualTo(HealthCheck.TCP);
     assertThatThrownBy(() -> HealthCheck.parse("{\"type\":\"MYSQL\"}"))
-        .isInstanceOf(InvalidInstanceException.class);
-    assertThatThrownBy(() -> HealthCheck.parse("{\"type\":"))
-        .isInstanceOf(InvalidInstanceException.class);
+        .isInstanceOf(NamingException.class);
+    assertThatThrownBy(() -> HealthCheck.parse("{\"type\":")).isInstanceOf(NamingException.class);
     assertThatThrownBy(() -> HealthCheck.parse("{\"type\":\"HTTP\",\"path\":\"health\"}"))
-        .isInstanceOf(InvalidInstanceException.class);
+        .isInstanceOf(NamingException.class);
   }
 }

@@ -1,9 +1,6 @@
-package io.sluice.server.config.http;
+package io.sluice.server.config;
 
-import io.sluice.server.config.ConfigItem;
-import io.sluice.server.config.ConfigKey;
-import io.sluice.server.config.ConfigVersion;
-import io.sluice.server.protocol.http.HttpApiException;
+import io.sluice.server.feature.Fault;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -22,7 +19,7 @@ import java.util.stream.Collectors;
  * by app name and config tags; oldest first. Scans the in-memory store, so a search costs time in
  * the number of configs, not disk reads.
  */
-public final class ConfigSearch {
+final class ConfigSearch {
   /** Nacos caps history pages at 500; config pages get the same bound. */
   static final int MAX_PAGE_SIZE = 500;
 
@@ -36,17 +33,12 @@ public final class ConfigSearch {
 
   private ConfigSearch() {}
 
-  /** The search criteria; blank strings match everything. */
-  record Criteria(
-      boolean blur,
-      String namespace,
-      String dataId,
-      String group,
-      String appName,
-      String configTags) {}
-
-  static ConfigJson.Page<ConfigJson.ConfigInfo> search(
-      Collection<ConfigItem> all, Criteria criteria, int pageNo, int pageSize) {
+  static Page<ConfigItem> search(
+      Collection<ConfigItem> all, ConfigCriteria criteria, int pageNo, int pageSize) {
+    if (pageNo < 1 || pageSize < 1 || pageSize > MAX_PAGE_SIZE) {
+      throw ConfigException.invalid(
+          "pageNo must be at least 1 and pageSize between 1 and " + MAX_PAGE_SIZE);
+    }
     Predicate<ConfigItem> filter = filterFor(criteria);
     List<ConfigItem> matches = new ArrayList<>();
     for (ConfigItem item : all) {
@@ -57,25 +49,27 @@ public final class ConfigSearch {
     matches.sort(OLDEST_FIRST);
     int total = matches.size();
     int pages = (total + pageSize - 1) / pageSize;
-    List<ConfigJson.ConfigInfo> items = new ArrayList<>();
+    List<ConfigItem> items = new ArrayList<>();
     long contentChars = 0;
     long start = (long) (pageNo - 1) * pageSize;
     for (long i = start; i < Math.min(total, start + pageSize); i++) {
       ConfigItem item = matches.get((int) i);
       contentChars += item.formal().content().length();
       if (contentChars > MAX_PAGE_CONTENT_CHARS) {
-        throw HttpApiException.tooLarge(
+        throw new ConfigException(
+            Fault.TOO_LARGE,
             "the configs of this page hold more than "
                 + MAX_PAGE_CONTENT_CHARS
-                + " characters; ask for a smaller pageSize");
+                + " characters; ask for a smaller pageSize",
+            null);
       }
-      items.add(ConfigJson.ConfigInfo.of(item.key(), item.formal()));
+      items.add(item);
     }
-    return new ConfigJson.Page<>(total, pageNo, pages, items);
+    return new Page<>(total, pageNo, pages, items);
   }
 
   /** How many configs (with a formal version) each namespace holds; {@code ""} is public. */
-  public static Map<String, Integer> countByNamespace(Collection<ConfigItem> all) {
+  static Map<String, Integer> countByNamespace(Collection<ConfigItem> all) {
     Map<String, Integer> counts = new HashMap<>();
     for (ConfigItem item : all) {
       if (item.formal() != null) {
@@ -86,14 +80,12 @@ public final class ConfigSearch {
   }
 
   /** The configs of one namespace, oldest first. */
-  static List<ConfigJson.ConfigInfoWrapper> inNamespace(
-      Collection<ConfigItem> all, String namespace) {
+  static List<ConfigItem> inNamespace(Collection<ConfigItem> all, String namespace) {
     String wanted = ConfigKey.canonicalNamespace(namespace);
     return all.stream()
         .filter(item -> item.formal() != null && item.key().namespace().equals(wanted))
         .sorted(OLDEST_FIRST)
-        .map(item -> ConfigJson.ConfigInfoWrapper.of(item.key(), item.formal()))
-        .collect(Collectors.toList());
+        .toList();
   }
 
   /** The configs whose formal version has one of the ids (as {@code ?show=all} reports them). */
@@ -108,7 +100,7 @@ public final class ConfigSearch {
     return found;
   }
 
-  private static Predicate<ConfigItem> filterFor(Criteria c) {
+  private static Predicate<ConfigItem> filterFor(ConfigCriteria c) {
     String namespace = ConfigKey.canonicalNamespace(c.namespace());
     Predicate<String> dataId = matcher(c.dataId(), c.blur());
     Predicate<String> group = matcher(c.group(), c.blur());
@@ -122,11 +114,11 @@ public final class ConfigSearch {
         return false;
       }
       ConfigVersion formal = item.formal();
-      if (appName != null && !appName.equals(formal.appName())) {
+      if (appName != null && !appName.equals(formal.meta().appName())) {
         return false;
       }
       if (tags != null) {
-        String own = formal.configTags();
+        String own = formal.meta().configTags();
         return own != null && tagsOf(own).stream().anyMatch(tags::contains);
       }
       return true;

@@ -1,10 +1,7 @@
-package io.sluice.server.config.http;
+package io.sluice.server.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sluice.server.config.ConfigItem;
-import io.sluice.server.config.ConfigKey;
-import io.sluice.server.config.ConfigVersion;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -13,10 +10,9 @@ import org.junit.jupiter.api.Test;
 class ConfigSearchTest {
   private static ConfigItem item(
       String namespace, String group, String dataId, long created, String tags) {
+    ConfigMeta meta = ConfigMeta.builder().type("text").appName("app").configTags(tags).build();
     ConfigVersion formal =
-        new ConfigVersion(
-            created, dataId, "md5", "text", "app", null, tags, null, null, null, null, null, null,
-            created, created, Set.of());
+        new ConfigVersion(created, dataId, "md5", meta, created, created, Set.of());
     return new ConfigItem(ConfigKey.of(namespace, group, dataId), formal, null, Map.of());
   }
 
@@ -30,10 +26,10 @@ class ConfigSearchTest {
 
   private List<String> dataIds(boolean blur, String dataId, String group, String tags) {
     return ConfigSearch.search(
-            all, new ConfigSearch.Criteria(blur, "public", dataId, group, null, tags), 1, 10)
+            all, new ConfigCriteria(blur, "public", dataId, group, null, tags), 1, 10)
         .pageItems()
         .stream()
-        .map(ConfigJson.ConfigInfo::dataId)
+        .map(item -> item.key().dataId())
         .toList();
   }
 
@@ -58,13 +54,13 @@ class ConfigSearchTest {
 
   @Test
   void pagesAndCountsTheMatches() {
-    ConfigJson.Page<ConfigJson.ConfigInfo> page =
-        ConfigSearch.search(all, new ConfigSearch.Criteria(false, "", "", "", null, null), 2, 2);
+    Page<ConfigItem> page =
+        ConfigSearch.search(all, new ConfigCriteria(false, "", "", "", null, null), 2, 2);
 
     assertThat(page.totalCount()).isEqualTo(3);
     assertThat(page.pagesAvailable()).isEqualTo(2);
     assertThat(page.pageItems())
-        .extracting(ConfigJson.ConfigInfo::dataId)
+        .extracting(item -> item.key().dataId())
         .containsExactly("order-api.yaml");
     assertThat(ConfigSearch.countByNamespace(all))
         .containsOnly(Map.entry("", 3), Map.entry("dev", 1));
