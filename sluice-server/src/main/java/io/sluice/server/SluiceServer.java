@@ -7,8 +7,8 @@ import io.sluice.server.config.grpc.ConfigGrpcHandlers;
 import io.sluice.server.config.http.ConfigHttpApi;
 import io.sluice.server.connection.ConnectionRoutes;
 import io.sluice.server.feature.ReplicatedWrites;
+import io.sluice.server.namespace.NamespaceFeature;
 import io.sluice.server.namespace.NamespaceService;
-import io.sluice.server.namespace.NamespaceStore;
 import io.sluice.server.namespace.http.NamespaceRoutes;
 import io.sluice.server.naming.BeatMonitor;
 import io.sluice.server.naming.NamingPushes;
@@ -146,7 +146,6 @@ public final class SluiceServer implements AutoCloseable {
 
     ServiceRegistry services = new ServiceRegistry(clock);
     NamingStore namingStore = new NamingStore(services);
-    NamespaceStore namespaceStore = new NamespaceStore();
 
     // The store opens its log and elects itself while the ports start.
     StartingReplicator replicator = new StartingReplicator();
@@ -162,13 +161,14 @@ public final class SluiceServer implements AutoCloseable {
     started.push(configFeature);
     configFeature.purgeHistory(scheduler, clock, options.historyRetention());
     ConfigService config = configFeature.service();
-    NamespaceService namespaces =
-        new NamespaceService(namespaceStore, writes, clock, () -> UUID.randomUUID().toString());
+    NamespaceFeature namespaceFeature =
+        new NamespaceFeature(writes, clock, () -> UUID.randomUUID().toString());
+    NamespaceService namespaces = namespaceFeature.service();
     replicator.start(
         () ->
             replication.start(
                 replicationOptions(options),
-                List.of(configFeature.state(), namingStore, namespaceStore)));
+                List.of(configFeature.state(), namingStore, namespaceFeature.state())));
 
     ScheduledThreadPoolExecutor pushThread =
         new ScheduledThreadPoolExecutor(1, daemonThreads("sluice-push"));

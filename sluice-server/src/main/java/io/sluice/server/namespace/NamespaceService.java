@@ -5,14 +5,17 @@ import io.sluice.server.feature.ReplicatedWrites;
 import io.sluice.server.namespace.NamespaceCommand.Create;
 import io.sluice.server.namespace.NamespaceCommand.Delete;
 import io.sluice.server.namespace.NamespaceCommand.Update;
+import java.util.Collection;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
 /**
- * Namespaces as the APIs see them: reads from memory, changes validated as Nacos validates them and
- * then replicated, acknowledged once applied.
+ * Namespaces' one door: reads from memory, changes validated as Nacos validates them and then
+ * replicated, acknowledged once applied. Whether a change applies (the id exists or not, the store
+ * is full) is decided in apply; {@link NamespaceOutcome} says what happened, {@link
+ * NamespaceException} why a request was refused.
  *
  * <p>Rules: an id of letters, digits, {@code _} and {@code -}, at most {@value #MAX_ID_LENGTH}
  * characters (a random UUID when none is given); a non-blank name without {@code @#$%^&*}; a
@@ -37,7 +40,7 @@ public final class NamespaceService {
   /**
    * @param newIds the id of a namespace created without one (Nacos uses a random UUID)
    */
-  public NamespaceService(
+  NamespaceService(
       NamespaceStore store, ReplicatedWrites writes, ServerClock clock, Supplier<String> newIds) {
     this.store = store;
     this.writes = writes;
@@ -50,8 +53,9 @@ public final class NamespaceService {
     return id == null || id.isBlank() || PUBLIC_NAME.equals(id.trim());
   }
 
-  public NamespaceStore store() {
-    return store;
+  /** Every created namespace, in creation order (the public one is not stored). */
+  public Collection<Namespace> all() {
+    return store.all();
   }
 
   /** The stored namespace of that id, or null (also for the public one, which is not stored). */

@@ -29,8 +29,8 @@ import org.slf4j.LoggerFactory;
  * id, name, description} as {@code int length + UTF-8} ({@code -1} for null) and {@code long
  * createdMillis}.
  */
-public final class NamespaceStore implements ReplicatedState {
-  public static final String NAME = "namespace";
+final class NamespaceStore implements ReplicatedState {
+  static final String NAME = "namespace";
   static final int MAX_NAMESPACES = 10_000;
   private static final int SNAPSHOT_FORMAT = 1;
   private static final Logger log = LoggerFactory.getLogger(NamespaceStore.class);
@@ -38,7 +38,7 @@ public final class NamespaceStore implements ReplicatedState {
   private final int maxNamespaces;
   private volatile Map<String, Namespace> byId = Map.of();
 
-  public NamespaceStore() {
+  NamespaceStore() {
     this(MAX_NAMESPACES);
   }
 
@@ -53,15 +53,15 @@ public final class NamespaceStore implements ReplicatedState {
   }
 
   /** Every stored namespace, in creation order (the public one is not stored). */
-  public Collection<Namespace> all() {
+  Collection<Namespace> all() {
     return byId.values();
   }
 
-  public Namespace get(String id) {
+  Namespace get(String id) {
     return id == null ? null : byId.get(id);
   }
 
-  public int size() {
+  int size() {
     return byId.size();
   }
 

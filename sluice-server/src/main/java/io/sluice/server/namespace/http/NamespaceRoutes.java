@@ -116,7 +116,7 @@ public final class NamespaceRoutes implements HttpRoutes {
             QUOTA,
             counts.getOrDefault("", 0),
             TYPE_GLOBAL));
-    for (Namespace namespace : namespaces.store().all()) {
+    for (Namespace namespace : namespaces.all()) {
       all.add(custom(namespace, counts));
     }
     return all;
