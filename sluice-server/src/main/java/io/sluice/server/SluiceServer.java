@@ -10,15 +10,11 @@ import io.sluice.server.feature.ReplicatedWrites;
 import io.sluice.server.namespace.NamespaceFeature;
 import io.sluice.server.namespace.NamespaceService;
 import io.sluice.server.namespace.http.NamespaceRoutes;
-import io.sluice.server.naming.BeatMonitor;
-import io.sluice.server.naming.NamingPushes;
+import io.sluice.server.naming.NamingFeature;
 import io.sluice.server.naming.NamingService;
-import io.sluice.server.naming.NamingStore;
-import io.sluice.server.naming.ServiceRegistry;
 import io.sluice.server.naming.grpc.NamingGrpcHandlers;
-import io.sluice.server.naming.health.HealthChecker;
 import io.sluice.server.naming.health.VertxHealthProbe;
-import io.sluice.server.naming.http.NamingHttpRoutes;
+import io.sluice.server.naming.http.NamingHttpApi;
 import io.sluice.server.protocol.grpc.ConnectionRegistry;
 import io.sluice.server.protocol.grpc.GrpcServer;
 import io.sluice.server.protocol.grpc.IdleConnectionEjector;
@@ -28,8 +24,6 @@ import io.sluice.server.protocol.http.HttpApiServer;
 import io.sluice.server.replication.ReplicationOptions;
 import io.sluice.server.replication.ReplicationPeer;
 import io.sluice.server.replication.ReplicatorFactory;
-import io.vertx.core.Vertx;
-import io.vertx.core.VertxOptions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -37,10 +31,6 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.ratis.util.ExitUtils;
@@ -48,9 +38,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The root object of a running server: it builds every component from {@link ServerOptions}, starts
- * them in order and closes them in reverse. There is no other global state; tests start as many
- * servers as they like in one JVM.
+ * The root object of a running server: it builds every part from {@link ServerOptions}, starts them
+ * in order and closes them in reverse. There is no other global state; tests start as many servers
+ * as they like in one JVM.
+ *
+ * <p>Assembly, one step per part: the threads; the replicator the features write through (started
+ * once every feature's state is known, and opening its log while the ports start); each feature
+ * (config, naming, namespaces) with its door; the gRPC port with each feature's handlers; the HTTP
+ * port with each feature's routes.
  */
 public final class SluiceServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(SluiceServer.class);
@@ -62,53 +57,42 @@ public final class SluiceServer implements AutoCloseable {
 
   private final ServerOptions options;
   private final Deque<AutoCloseable> closeInReverse;
-  private final HttpApiServer httpApi;
-  private final GrpcServer grpc;
   private final StartingReplicator replicator;
   private final ConfigService config;
   private final NamingService naming;
-  private final ConnectionRegistry connections;
   private final NamespaceService namespaces;
+  private final ConnectionRegistry connections;
+  private final GrpcServer grpc;
   private final ConfigHttpApi configHttp;
+  private final HttpApiServer httpApi;
   private final AtomicBoolean closed = new AtomicBoolean();
 
   private SluiceServer(
       ServerOptions options,
       Deque<AutoCloseable> closeInReverse,
-      HttpApiServer httpApi,
-      GrpcServer grpc,
       StartingReplicator replicator,
       ConfigService config,
       NamingService naming,
-      ConnectionRegistry connections,
       NamespaceService namespaces,
-      ConfigHttpApi configHttp) {
+      ConnectionRegistry connections,
+      GrpcServer grpc,
+      ConfigHttpApi configHttp,
+      HttpApiServer httpApi) {
     this.options = options;
     this.closeInReverse = closeInReverse;
-    this.httpApi = httpApi;
-    this.grpc = grpc;
     this.replicator = replicator;
     this.config = config;
     this.naming = naming;
-    this.connections = connections;
     this.namespaces = namespaces;
+    this.connections = connections;
+    this.grpc = grpc;
     this.configHttp = configHttp;
+    this.httpApi = httpApi;
   }
 
   /** Starts a standalone server whose store is a one-peer Ratis group in the data directory. */
   public static SluiceServer start(ServerOptions options) {
     return start(options, ReplicatorFactory.RATIS);
-  }
-
-  /** What the store is started with: a one-peer group in the data directory. */
-  private static ReplicationOptions replicationOptions(ServerOptions options) {
-    return ReplicationOptions.builder(options.dataDir().resolve("ratis"))
-        .self(
-            new ReplicationPeer(
-                ReplicationOptions.DEFAULT_PEER_ID, options.bindAddress(), options.raftPort()))
-        // A command carries the content once, plus its metadata.
-        .maxCommandBytes((int) Math.min(Integer.MAX_VALUE, options.maxContentBytes() + 64 * 1024))
-        .build();
   }
 
   /**
@@ -137,47 +121,47 @@ public final class SluiceServer implements AutoCloseable {
       throw new UncheckedIOException("cannot create data directory " + options.dataDir(), e);
     }
     ServerClock clock = ServerClock.SYSTEM;
-    ScheduledThreadPoolExecutor scheduler =
-        new ScheduledThreadPoolExecutor(1, daemonThreads("sluice-scheduler"));
-    scheduler.setRemoveOnCancelPolicy(true);
-    started.push(() -> shutdown(scheduler));
-    ExecutorService fanout = Executors.newSingleThreadExecutor(daemonThreads("sluice-fanout"));
-    started.push(() -> shutdown(fanout));
-
-    ServiceRegistry services = new ServiceRegistry(clock);
-    NamingStore namingStore = new NamingStore(services);
-
-    // The store opens its log and elects itself while the ports start.
+    ServerThreads threads = new ServerThreads();
+    started.push(threads);
     StartingReplicator replicator = new StartingReplicator();
-    started.push(replicator);
     ReplicatedWrites writes = new ReplicatedWrites(replicator);
-    ConfigFeature configFeature =
+
+    ConfigFeature config =
         new ConfigFeature(
             options.dataDir().resolve("config-history"),
             options.maxContentBytes(),
-            fanout,
+            threads.fanout,
             writes,
             clock);
-    started.push(configFeature);
-    configFeature.purgeHistory(scheduler, clock, options.historyRetention());
-    ConfigService config = configFeature.service();
-    NamespaceFeature namespaceFeature =
+    started.push(config);
+    config.purgeHistory(threads.scheduler, clock, options.historyRetention());
+    VertxHealthProbe probe =
+        new VertxHealthProbe(
+            threads.vertx,
+            options.healthCheckTimeout().toMillis(),
+            NamingFeature.HEALTH_CHECKS_IN_FLIGHT);
+    started.push(probe);
+    NamingFeature naming =
+        new NamingFeature(
+            clock,
+            writes,
+            threads.pushThread,
+            options.pushDelay().toMillis(),
+            options.maxConnections(),
+            probe);
+    started.push(naming);
+    naming.start(threads.scheduler, options.healthCheckInterval().toMillis());
+    NamespaceFeature namespaces =
         new NamespaceFeature(writes, clock, () -> UUID.randomUUID().toString());
-    NamespaceService namespaces = namespaceFeature.service();
+
+    // The store opens its log and elects itself while the ports start. It closes before the
+    // features: its final snapshot still reads them (and syncs config history).
+    started.push(replicator);
     replicator.start(
         () ->
             replication.start(
                 replicationOptions(options),
-                List.of(configFeature.state(), namingStore, namespaceFeature.state())));
-
-    ScheduledThreadPoolExecutor pushThread =
-        new ScheduledThreadPoolExecutor(1, daemonThreads("sluice-push"));
-    pushThread.setRemoveOnCancelPolicy(true);
-    started.push(() -> shutdown(pushThread));
-    NamingPushes pushes = new NamingPushes(services, pushThread, options.pushDelay().toMillis());
-    scheduler.scheduleWithFixedDelay(services::forgetIdleRenderings, 30, 30, TimeUnit.SECONDS);
-    services.onChange(pushes);
-    NamingService naming = new NamingService(services, pushes, writes);
+                List.of(config.state(), naming.state(), namespaces.state())));
 
     MessageCodec codec = new MessageCodec();
     RequestRouter router = new RequestRouter(codec);
@@ -185,15 +169,15 @@ public final class SluiceServer implements AutoCloseable {
         new ConnectionRegistry(
             clock, codec, options.maxConnections(), MAX_PENDING_PUSHES_PER_CONNECTION);
     long pushAckMillis = options.pushAckTimeout().toMillis();
-    ConfigGrpcHandlers.install(config, router, connections, scheduler, pushAckMillis);
-    NamingGrpcHandlers.install(naming, router, connections, pushThread, pushAckMillis);
-
-    int eventLoops = Math.min(2, Runtime.getRuntime().availableProcessors());
+    ConfigGrpcHandlers.install(
+        config.service(), router, connections, threads.scheduler, pushAckMillis);
+    NamingGrpcHandlers.install(
+        naming.service(), router, connections, threads.pushThread, pushAckMillis);
     GrpcServer grpc =
         GrpcServer.start(
             options.bindAddress(),
             options.grpcPort(),
-            eventLoops,
+            threads.eventLoops,
             maxMessageBytes(options),
             connections,
             router,
@@ -205,59 +189,48 @@ public final class SluiceServer implements AutoCloseable {
         new IdleConnectionEjector(
             connections,
             clock,
-            scheduler,
+            threads.scheduler,
             CONNECTION_SWEEP_MILLIS,
             options.connectionIdleTimeout().toMillis(),
             options.connectionProbeTimeout().toMillis()));
 
-    Vertx vertx =
-        Vertx.vertx(
-            new VertxOptions()
-                .setEventLoopPoolSize(eventLoops)
-                .setWorkerPoolSize(2)
-                .setInternalBlockingPoolSize(2));
-    started.push(() -> HttpApiServer.await(vertx.close()));
-    BeatMonitor beats =
-        new BeatMonitor(
-            services, clock, options.maxConnections(), BeatMonitor.DEFAULT_MAX_SERVICES_PER_CLIENT);
-    beats.start(scheduler, BeatMonitor.DEFAULT_SWEEP_MILLIS);
-    VertxHealthProbe probe =
-        new VertxHealthProbe(
-            vertx, options.healthCheckTimeout().toMillis(), HealthChecker.DEFAULT_MAX_IN_FLIGHT);
-    started.push(probe);
-    HealthChecker healthChecker =
-        new HealthChecker(
-            services, probe, HealthChecker.DEFAULT_MAX_IN_FLIGHT, HealthChecker.DEFAULT_FLIP_AFTER);
-    started.push(healthChecker);
-    healthChecker.start(scheduler, options.healthCheckInterval().toMillis());
-    ConfigHttpApi configHttp = new ConfigHttpApi(config, vertx, clock, options.maxConnections());
-    NamespaceRoutes namespaceHttp = new NamespaceRoutes(namespaces, config::countByNamespace);
+    ConfigHttpApi configHttp =
+        new ConfigHttpApi(config.service(), threads.vertx, clock, options.maxConnections());
     HttpApiServer httpApi =
         HttpApiServer.start(
-            vertx,
+            threads.vertx,
             options.bindAddress(),
             options.httpPort(),
             replicator::isReady,
             List.of(
                 configHttp,
-                namespaceHttp,
-                new ConnectionRoutes(connections),
-                httpRouter ->
-                    NamingHttpRoutes.mount(
-                        httpRouter, naming, beats, replicator::isReady, connections::size)));
+                new NamingHttpApi(naming.service(), replicator::isReady, connections::size),
+                new NamespaceRoutes(namespaces.service(), config.service()::countByNamespace),
+                new ConnectionRoutes(connections)));
     started.push(httpApi);
     log.debug("started with {}", options);
     return new SluiceServer(
         options,
         started,
-        httpApi,
-        grpc,
         replicator,
-        config,
-        naming,
+        config.service(),
+        naming.service(),
+        namespaces.service(),
         connections,
-        namespaces,
-        configHttp);
+        grpc,
+        configHttp,
+        httpApi);
+  }
+
+  /** What the store is started with: a one-peer group in the data directory. */
+  private static ReplicationOptions replicationOptions(ServerOptions options) {
+    return ReplicationOptions.builder(options.dataDir().resolve("ratis"))
+        .self(
+            new ReplicationPeer(
+                ReplicationOptions.DEFAULT_PEER_ID, options.bindAddress(), options.raftPort()))
+        // A command carries the content once, plus its metadata.
+        .maxCommandBytes((int) Math.min(Integer.MAX_VALUE, options.maxContentBytes() + 64 * 1024))
+        .build();
   }
 
   /**
@@ -292,20 +265,23 @@ public final class SluiceServer implements AutoCloseable {
     return options;
   }
 
+  /** The config center's door. */
   public ConfigService config() {
     return config;
   }
 
+  /** The registry's door. */
   public NamingService naming() {
     return naming;
   }
 
-  public ConnectionRegistry connections() {
-    return connections;
-  }
-
+  /** The namespaces' door. */
   public NamespaceService namespaces() {
     return namespaces;
+  }
+
+  public ConnectionRegistry connections() {
+    return connections;
   }
 
   /** HTTP long-polls held now, waiting for a config change or their deadline. */
@@ -343,18 +319,5 @@ public final class SluiceServer implements AutoCloseable {
         log.warn("error while closing {}", component, e);
       }
     }
-  }
-
-  private static void shutdown(ExecutorService executor) throws InterruptedException {
-    executor.shutdownNow();
-    executor.awaitTermination(5, TimeUnit.SECONDS);
-  }
-
-  private static ThreadFactory daemonThreads(String name) {
-    return runnable -> {
-      Thread thread = new Thread(runnable, name);
-      thread.setDaemon(true);
-      return thread;
-    };
   }
 }

@@ -69,7 +69,7 @@ class BeatMonitorTest {
     beats.sweep();
     assertThat(hosts().get(0).healthy()).isFalse();
 
-    BeatMonitor.Beat beat = beats.beat(ORDERS, "10.0.0.1", 80, null);
+    Beat beat = beats.beat(ORDERS, "10.0.0.1", 80, null);
 
     assertThat(beat.found()).isTrue();
     assertThat(beat.intervalMillis()).isEqualTo(5_000);
@@ -105,8 +105,7 @@ class BeatMonitorTest {
     assertThat(beats.beat(ORDERS, "10.0.0.1", 80, null).found()).isFalse();
     assertThat(hosts()).isEmpty();
 
-    BeatMonitor.Beat beat =
-        beats.beat(ORDERS, "10.0.0.1", 80, instance("10.0.0.1", 80, Map.of("v", "1")));
+    Beat beat = beats.beat(ORDERS, "10.0.0.1", 80, instance("10.0.0.1", 80, Map.of("v", "1")));
 
     assertThat(beat.found()).isTrue();
     assertThat(hosts())

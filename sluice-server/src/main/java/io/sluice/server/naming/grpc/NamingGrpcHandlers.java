@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.util.RawValue;
 import io.sluice.server.naming.Instance;
 import io.sluice.server.naming.InstanceValidator;
 import io.sluice.server.naming.NamingException;
+import io.sluice.server.naming.NamingOutcome;
 import io.sluice.server.naming.NamingService;
 import io.sluice.server.naming.ServiceKey;
 import io.sluice.server.naming.ServicePage;
@@ -122,13 +123,13 @@ public final class NamingGrpcHandlers implements ConnectionListener {
         }
         naming.publishEphemeral(connection.id(), service, instances);
       } else if (BATCH_DEREGISTER.equals(request.type)) {
-        List<Instance> remaining =
-            new ArrayList<>(naming.registry().publishedBy(connection.id(), service));
+        List<String> endpoints = new ArrayList<>(bodies.size());
         for (InstanceBody body : bodies) {
           InstanceBody b = require(body);
-          remaining.removeIf(i -> i.ip().equals(b.ip) && i.port() == portOf(b));
+          endpoints.add(b.ip + ":" + portOf(b));
         }
-        naming.publishEphemeral(connection.id(), service, remaining);
+        naming.deregisterEphemeral(
+            connection.id(), service, i -> endpoints.contains(i.ip() + ":" + i.port()));
       } else {
         return done(response.fail(ErrorCodes.INVALID_PARAM, "unknown type " + request.type));
       }
@@ -143,7 +144,7 @@ public final class NamingGrpcHandlers implements ConnectionListener {
       PersistentInstanceRequest request, RequestContext context) {
     InstanceResponse response = new InstanceResponse();
     response.type = request.type;
-    CompletableFuture<Object> write;
+    CompletableFuture<NamingOutcome> write;
     try {
       ServiceKey service = serviceOf(request.namespace, request.groupName, request.serviceName);
       InstanceBody body = require(request.instance);
@@ -169,7 +170,6 @@ public final class NamingGrpcHandlers implements ConnectionListener {
       response.serviceInfo =
           new RawValue(
               naming
-                  .registry()
                   .viewOrEmpty(service)
                   .serviceInfoJson(request.cluster, request.healthyOnly, false));
       return done(response);
@@ -207,20 +207,18 @@ public final class NamingGrpcHandlers implements ConnectionListener {
         GrpcSubscriber subscriber =
             new GrpcSubscriber(connection, service, clusters, pushThread, stats, pushAckMillis);
         subscriptions.put(service, subscriber);
-        naming.registry().subscribe(service, subscriber);
-        naming.pushes().pushNow(service, subscriber);
+        naming.subscribe(service, subscriber);
       }
       forgetIfClosed(connection);
     } else {
       GrpcSubscriber removed = subscriptions.remove(service);
       if (removed != null) {
         removed.cancel();
-        naming.registry().unsubscribe(service, removed);
+        naming.unsubscribe(service, removed);
       }
     }
     response.serviceInfo =
-        new RawValue(
-            naming.registry().viewOrEmpty(service).serviceInfoJson(clusters, false, false));
+        new RawValue(naming.viewOrEmpty(service).serviceInfoJson(clusters, false, false));
     return done(response);
   }
 
@@ -233,9 +231,7 @@ public final class NamingGrpcHandlers implements ConnectionListener {
               "pageNo must be at least 1 and pageSize between 1 and " + MAX_PAGE_SIZE));
     }
     ServicePage page =
-        naming
-            .registry()
-            .list(request.namespace, request.groupName, request.pageNo, request.pageSize);
+        naming.list(request.namespace, request.groupName, request.pageNo, request.pageSize);
     response.count = page.count();
     response.serviceNames = page.names();
     return done(response);
@@ -243,13 +239,13 @@ public final class NamingGrpcHandlers implements ConnectionListener {
 
   @Override
   public void onDisconnected(Connection connection) {
-    naming.registry().removeOwner(connection.id());
+    naming.removeOwner(connection.id());
     Map<ServiceKey, GrpcSubscriber> subscriptions =
         subscriptionsByConnection.remove(connection.id());
     if (subscriptions != null) {
       for (Map.Entry<ServiceKey, GrpcSubscriber> entry : subscriptions.entrySet()) {
         entry.getValue().cancel();
-        naming.registry().unsubscribe(entry.getKey(), entry.getValue());
+        naming.unsubscribe(entry.getKey(), entry.getValue());
       }
     }
   }

@@ -55,6 +55,11 @@ public record HealthCheck(Type type, String path, int expectedResponseCode) {
     }
   }
 
+  /** Whether a metadata key configures a health check (the service's or a cluster's). */
+  public static boolean isHealthCheckKey(String key) {
+    return key.equals(SERVICE_KEY) || key.startsWith(SERVICE_KEY + ".");
+  }
+
   public static String clusterKey(String cluster) {
     return SERVICE_KEY + "." + cluster;
   }
@@ -62,7 +67,7 @@ public record HealthCheck(Type type, String path, int expectedResponseCode) {
   /** Checks every health-check key of service metadata; throws naming the first bad one. */
   public static void validate(Map<String, String> serviceMetadata) {
     for (Map.Entry<String, String> entry : serviceMetadata.entrySet()) {
-      if (entry.getKey().equals(SERVICE_KEY) || entry.getKey().startsWith(SERVICE_KEY + ".")) {
+      if (isHealthCheckKey(entry.getKey())) {
         if (!entry.getValue().isBlank()) {
           parse(entry.getValue());
         }

@@ -42,6 +42,14 @@ public final class HttpResponses {
         .end(Buffer.buffer(bytes));
   }
 
+  /** A JSON body rendered already (a service's cached {@code serviceInfo}). */
+  public static void rawJson(HttpServerResponse response, int status, String json) {
+    if (response.ended() || response.closed()) {
+      return;
+    }
+    response.setStatusCode(status).putHeader("Content-Type", APPLICATION_JSON).end(json);
+  }
+
   public static void ok(HttpServerResponse response, Object body) {
     json(response, 200, body);
   }

@@ -233,7 +233,6 @@ class NacosNamingClientIT {
     assertThat(
             server
                 .naming()
-                .registry()
                 .instanceCount(
                     io.sluice.server.naming.ServiceKey.of("public", "DEFAULT_GROUP", "database")))
         .isEqualTo(1);

@@ -240,7 +240,6 @@ class GrpcProtocolIT {
               () ->
                   server
                           .naming()
-                          .registry()
                           .instanceCount(
                               io.sluice.server.naming.ServiceKey.of(
                                   "public", "DEFAULT_GROUP", "stuck-own"))

@@ -1,13 +1,10 @@
-package io.sluice.server.naming.health;
+package io.sluice.server.naming;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.sluice.server.naming.InstanceValidator;
-import io.sluice.server.naming.NamingException;
-import io.sluice.server.naming.ServiceKey;
-import io.sluice.server.naming.ServiceMeta;
-import io.sluice.server.naming.ServiceRegistry;
+import io.sluice.server.naming.health.HealthCheck;
+import io.sluice.server.naming.health.HealthProbe;
 import io.sluice.server.testing.ManualClock;
 import java.util.ArrayList;
 import java.util.List;

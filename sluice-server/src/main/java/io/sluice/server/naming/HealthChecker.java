@@ -1,10 +1,7 @@
-package io.sluice.server.naming.health;
+package io.sluice.server.naming;
 
-import io.sluice.server.naming.Instance;
-import io.sluice.server.naming.ServiceKey;
-import io.sluice.server.naming.ServiceMeta;
-import io.sluice.server.naming.ServiceRegistry;
-import io.sluice.server.naming.ServiceView;
+import io.sluice.server.naming.health.HealthCheck;
+import io.sluice.server.naming.health.HealthProbe;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -38,7 +35,7 @@ import org.slf4j.LoggerFactory;
  * completes the probe (a Vert.x event loop) and only update maps and the registry, both
  * thread-safe.
  */
-public final class HealthChecker implements AutoCloseable {
+final class HealthChecker implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(HealthChecker.class);
 
   public static final int DEFAULT_MAX_IN_FLIGHT = 64;
@@ -52,8 +49,7 @@ public final class HealthChecker implements AutoCloseable {
   private final AtomicBoolean roundRunning = new AtomicBoolean();
   private volatile boolean closed;
 
-  public HealthChecker(
-      ServiceRegistry registry, HealthProbe probe, int maxInFlight, int flipAfter) {
+  HealthChecker(ServiceRegistry registry, HealthProbe probe, int maxInFlight, int flipAfter) {
     if (maxInFlight < 1 || flipAfter < 1) {
       throw new IllegalArgumentException("maxInFlight and flipAfter must be positive");
     }
@@ -67,7 +63,7 @@ public final class HealthChecker implements AutoCloseable {
    * Runs a round every {@code intervalMillis} plus up to a fifth more at random, so that servers
    * and rounds do not fall into step (Nacos adds jitter too).
    */
-  public void start(ScheduledExecutorService scheduler, long intervalMillis) {
+  void start(ScheduledExecutorService scheduler, long intervalMillis) {
     scheduleNext(scheduler, intervalMillis);
   }
 
@@ -94,7 +90,7 @@ public final class HealthChecker implements AutoCloseable {
    * Probes every persistent instance once; completes when all answered. Skipped (completes at once)
    * while the previous round still runs.
    */
-  public CompletableFuture<Void> runRound() {
+  CompletableFuture<Void> runRound() {
     if (closed || !roundRunning.compareAndSet(false, true)) {
       return CompletableFuture.completedFuture(null);
     }

@@ -1,0 +1,33 @@
+package io.sluice.server.naming;
+
+/**
+ * What applying a replicated naming command did; handed back to whoever submitted it. Every
+ * decision about whether a command applies (the service exists, is empty, has the instance) is made
+ * in apply from the replicated state and the facts the command carries, so every replica decides
+ * the same.
+ */
+public sealed interface NamingOutcome {
+  /** The command applied. */
+  record Applied() implements NamingOutcome {}
+
+  /** Creating a service that exists already; nothing changed. */
+  record ServiceExists(ServiceKey service) implements NamingOutcome {}
+
+  /** Changing or deleting a service that does not exist; nothing changed. */
+  record ServiceNotFound(ServiceKey service) implements NamingOutcome {}
+
+  /** Deleting a service that still has instances; nothing changed. */
+  record ServiceNotEmpty(ServiceKey service) implements NamingOutcome {}
+
+  /**
+   * Changing an instance the service does not have; nothing changed.
+   *
+   * @param serviceExists whether the service itself exists
+   */
+  record InstanceNotFound(ServiceKey service, boolean serviceExists) implements NamingOutcome {}
+
+  /** The command could not be read or broke a rule; nothing changed. */
+  record Rejected(String reason) implements NamingOutcome {}
+
+  NamingOutcome APPLIED = new Applied();
+}
