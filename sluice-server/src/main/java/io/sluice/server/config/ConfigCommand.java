@@ -97,10 +97,7 @@ sealed interface ConfigCommand {
   }
 
   static ConfigCommand decode(ByteBuffer buffer) throws IOException {
-    int format = CommandFormat.readHeader(buffer);
-    if (format > FORMAT) {
-      throw new IOException("config command format " + format + " is newer than " + FORMAT);
-    }
+    CommandFormat.readHeader(buffer, FORMAT);
     byte[] bytes = new byte[buffer.remaining()];
     buffer.get(bytes);
     DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes));

@@ -3,6 +3,7 @@ package io.sluice.server.config;
 import io.sluice.server.config.ConfigCommand.Publish;
 import io.sluice.server.config.ConfigCommand.Remove;
 import io.sluice.server.replication.ReplicatedState;
+import io.sluice.server.replication.UnknownFormatException;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -73,6 +74,8 @@ final class ConfigStore implements ReplicatedState {
     ConfigCommand decoded;
     try {
       decoded = ConfigCommand.decode(command);
+    } catch (UnknownFormatException newer) {
+      throw newer; // stops replication here: skipping the command would lose it
     } catch (IOException | RuntimeException e) {
       log.error("unreadable config command at log index {}", logIndex, e);
       return new ConfigOutcome.Rejected("unreadable command: " + e.getMessage());

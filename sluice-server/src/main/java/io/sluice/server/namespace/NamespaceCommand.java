@@ -64,10 +64,7 @@ sealed interface NamespaceCommand {
   }
 
   static NamespaceCommand decode(ByteBuffer buffer) throws IOException {
-    int format = CommandFormat.readHeader(buffer);
-    if (format > FORMAT) {
-      throw new IOException("namespace command format " + format + " is newer than " + FORMAT);
-    }
+    CommandFormat.readHeader(buffer, FORMAT);
     byte[] bytes = new byte[buffer.remaining()];
     buffer.get(bytes);
     DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes));

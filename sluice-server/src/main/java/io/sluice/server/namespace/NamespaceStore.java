@@ -4,6 +4,7 @@ import io.sluice.server.namespace.NamespaceCommand.Create;
 import io.sluice.server.namespace.NamespaceCommand.Delete;
 import io.sluice.server.namespace.NamespaceCommand.Update;
 import io.sluice.server.replication.ReplicatedState;
+import io.sluice.server.replication.UnknownFormatException;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -70,6 +71,8 @@ final class NamespaceStore implements ReplicatedState {
     NamespaceCommand decoded;
     try {
       decoded = NamespaceCommand.decode(command);
+    } catch (UnknownFormatException newer) {
+      throw newer; // stops replication here: skipping the command would lose it
     } catch (IOException | RuntimeException e) {
       log.error("unreadable namespace command at log index {}", logIndex, e);
       return new NamespaceOutcome.Rejected("unreadable command: " + e.getMessage());

@@ -11,6 +11,7 @@ import io.sluice.server.naming.NamingCommand.UpdateInstance;
 import io.sluice.server.naming.NamingCommand.UpdateService;
 import io.sluice.server.naming.health.HealthCheck;
 import io.sluice.server.replication.ReplicatedState;
+import io.sluice.server.replication.UnknownFormatException;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -64,6 +65,8 @@ final class NamingStore implements ReplicatedState {
     NamingCommand decoded;
     try {
       decoded = NamingCommand.decode(command);
+    } catch (UnknownFormatException newer) {
+      throw newer; // stops replication here: skipping the command would lose it
     } catch (IOException | RuntimeException e) {
       log.error("unreadable naming command at log index {}", logIndex, e);
       return new NamingOutcome.Rejected("unreadable naming command: " + e.getMessage());

@@ -16,7 +16,7 @@ import java.nio.ByteBuffer;
  *
  * Commands written before formats were versioned start directly with their op code, which no state
  * ever numbered 0: they are format {@value #UNVERSIONED}. A state writes only its newest format and
- * reads all of them.
+ * reads all of them; one newer than it knows stops replication ({@link UnknownFormatException}).
  */
 public final class CommandFormat {
   /** The format of commands written before they carried a version. */
@@ -39,9 +39,11 @@ public final class CommandFormat {
    * The format of the command at the buffer's position; moves the position past the header, or
    * leaves it at the op code of an unversioned command.
    *
+   * @param newest the newest format the caller reads
    * @throws IOException for an empty command, or a marker without a version
+   * @throws UnknownFormatException for a format above {@code newest}
    */
-  public static int readHeader(ByteBuffer command) throws IOException {
+  public static int readHeader(ByteBuffer command, int newest) throws IOException {
     if (!command.hasRemaining()) {
       throw new IOException("empty command");
     }
@@ -52,6 +54,15 @@ public final class CommandFormat {
       throw new IOException("command ends inside its format header");
     }
     command.get();
-    return Byte.toUnsignedInt(command.get());
+    int format = Byte.toUnsignedInt(command.get());
+    if (format > newest) {
+      throw new UnknownFormatException(
+          "command format "
+              + format
+              + " is newer than "
+              + newest
+              + ", the newest this server reads");
+    }
+    return format;
   }
 }

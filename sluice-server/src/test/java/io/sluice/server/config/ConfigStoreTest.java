@@ -1,10 +1,12 @@
 package io.sluice.server.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.server.config.ConfigCommand.Publish;
 import io.sluice.server.config.ConfigCommand.Remove;
 import io.sluice.server.replication.LengthPrefixedString;
+import io.sluice.server.replication.UnknownFormatException;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -160,6 +162,16 @@ class ConfigStoreTest {
     assertThat(outcome).isInstanceOf(ConfigOutcome.Rejected.class);
     assertThat(store.size()).isEqualTo(1);
     assertThat(history.lastId()).isEqualTo(1);
+  }
+
+  @Test
+  void stopsAtACommandOfANewerFormatRatherThanSkipIt() {
+    apply(formal("a: 1", 100));
+
+    assertThatThrownBy(() -> apply(store, new byte[] {0, 99, ConfigCommand.PUBLISH}))
+        .isInstanceOf(UnknownFormatException.class)
+        .hasMessageContaining("format 99");
+    assertThat(store.size()).isEqualTo(1);
   }
 
   @Test

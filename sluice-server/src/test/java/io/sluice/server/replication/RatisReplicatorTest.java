@@ -183,6 +183,21 @@ class RatisReplicatorTest {
   }
 
   @Test
+  void stopsAtACommandOfANewerFormatInsteadOfSkippingIt() throws Exception {
+    KeyValueState kv = new KeyValueState();
+    try (RatisReplicator replicator = startReady(standalone(dataDir).build(), kv)) {
+      assertThat(await(replicator.submit("kv", KeyValueState.put("a", "1")))).isNull();
+      CompletableFuture<Object> newer = replicator.submit("kv", KeyValueState.newerFormat());
+      CompletableFuture<Object> after = replicator.submit("kv", KeyValueState.put("b", "2"));
+
+      assertThatThrownBy(() -> await(newer)).isInstanceOf(ExecutionException.class);
+      assertThatThrownBy(() -> await(after)).isInstanceOf(ExecutionException.class);
+      assertThat(kv.get("b")).as("nothing after the unreadable command is applied").isNull();
+      assertThat(replicator.isReady()).isFalse();
+    }
+  }
+
+  @Test
   void rejectsUnknownStatesAndOversizedCommandsWithoutWritingThem() throws Exception {
     KeyValueState kv = new KeyValueState();
     try (RatisReplicator replicator =
