@@ -72,12 +72,12 @@ public final class ConfigService {
 
   /** Everything stored under a key, or null. */
   public ConfigItem find(ConfigKey key) {
-    return store.get(key);
+    return readable().get(key);
   }
 
   /** How many configs (with a formal version) each namespace holds; scans every config. */
   public Map<String, Integer> countByNamespace() {
-    return ConfigSearch.countByNamespace(store.all());
+    return ConfigSearch.countByNamespace(readable().all());
   }
 
   /**
@@ -85,12 +85,12 @@ public final class ConfigService {
    * call it on a worker. Refuses a page whose contents add up to more than 32 M characters.
    */
   public Page<ConfigItem> search(ConfigCriteria criteria, int pageNo, int pageSize) {
-    return ConfigSearch.search(store.all(), criteria, pageNo, pageSize);
+    return ConfigSearch.search(readable().all(), criteria, pageNo, pageSize);
   }
 
   /** The configs of one namespace, oldest first. Scans every config: call it on a worker. */
   public List<ConfigItem> inNamespace(String namespace) {
-    return ConfigSearch.inNamespace(store.all(), namespace);
+    return ConfigSearch.inNamespace(readable().all(), namespace);
   }
 
   /** One page of a config's history, newest first. Reads from disk: call it on a worker. */
@@ -166,11 +166,20 @@ public final class ConfigService {
    */
   public CompletableFuture<Integer> removeByIds(Set<Long> ids, String srcIp) {
     List<CompletableFuture<ConfigOutcome>> removals = new ArrayList<>();
-    for (ConfigItem item : ConfigSearch.withIds(store.all(), ids)) {
+    for (ConfigItem item : ConfigSearch.withIds(readable().all(), ids)) {
       removals.add(remove(item.key(), ConfigTarget.FORMAL, null, null, srcIp));
     }
     return CompletableFuture.allOf(removals.toArray(CompletableFuture[]::new))
         .thenApply(done -> removals.size());
+  }
+
+  /**
+   * The store, for a read. Every read of replicated state passes here: in a cluster, the barrier
+   * that makes a follower's read linearizable goes here (standalone, this node's applied state is
+   * the newest: a write is acknowledged once applied).
+   */
+  private ConfigStore readable() {
+    return store;
   }
 
   private CompletableFuture<ConfigOutcome> submit(ConfigCommand command) {

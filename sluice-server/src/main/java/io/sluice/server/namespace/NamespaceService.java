@@ -55,17 +55,17 @@ public final class NamespaceService {
 
   /** Every created namespace, in creation order (the public one is not stored). */
   public Collection<Namespace> all() {
-    return store.all();
+    return readable().all();
   }
 
   /** The stored namespace of that id, or null (also for the public one, which is not stored). */
   public Namespace find(String id) {
-    return isPublic(id) ? null : store.get(id.trim());
+    return isPublic(id) ? null : readable().get(id.trim());
   }
 
   /** True when the id names the public namespace or a stored one. */
   public boolean exists(String id) {
-    return isPublic(id) || store.get(id.trim()) != null;
+    return isPublic(id) || readable().get(id.trim()) != null;
   }
 
   /**
@@ -101,6 +101,14 @@ public final class NamespaceService {
     } catch (NamespaceException invalid) {
       return CompletableFuture.failedFuture(invalid);
     }
+  }
+
+  /**
+   * The store, for a read. Every read of replicated state passes here: in a cluster, the barrier
+   * that makes a follower's read linearizable goes here.
+   */
+  private NamespaceStore readable() {
+    return store;
   }
 
   private CompletableFuture<NamespaceOutcome> submit(NamespaceCommand command) {

@@ -55,46 +55,46 @@ public final class NamingService {
 
   /** A service's current snapshot, or null when it does not exist. */
   public ServiceView view(ServiceKey service) {
-    return registry.view(service);
+    return readable().view(service);
   }
 
   /** A service's current snapshot, or an empty one (stamped now) when it does not exist. */
   public ServiceView viewOrEmpty(ServiceKey service) {
-    return registry.viewOrEmpty(service);
+    return readable().viewOrEmpty(service);
   }
 
   /** Whether a service is there: it has instances or was created. */
   public boolean exists(ServiceKey service) {
-    return registry.exists(service);
+    return readable().exists(service);
   }
 
   /** A service's metadata, or null when it has none (it exists only through its instances). */
   public ServiceMeta meta(ServiceKey service) {
-    return registry.meta(service);
+    return readable().meta(service);
   }
 
   /** One page of a group's service names, sorted; read from an index, no scan. */
   public ServicePage list(String namespace, String group, int pageNo, int pageSize) {
-    return registry.list(namespace, group, pageNo, pageSize);
+    return readable().list(namespace, group, pageNo, pageSize);
   }
 
   /** How many instances, of any kind, a service has. */
   public int instanceCount(ServiceKey service) {
-    return registry.instanceCount(service);
+    return readable().instanceCount(service);
   }
 
   /** The ephemeral instances an owner published for a service. */
   public List<Instance> publishedBy(String owner, ServiceKey service) {
-    return registry.publishedBy(owner, service);
+    return readable().publishedBy(owner, service);
   }
 
   /** Counts for the metrics endpoint. Scans every service: call it on a worker. */
   public NamingStats stats() {
     return new NamingStats(
-        registry.serviceCount(),
-        registry.instanceCount(),
-        registry.subscriberCount(),
-        registry.persistentInstances().size(),
+        readable().serviceCount(),
+        readable().instanceCount(),
+        readable().subscriberCount(),
+        readable().persistentInstances().size(),
         beats.clientCount());
   }
 
@@ -278,6 +278,14 @@ public final class NamingService {
       return CompletableFuture.failedFuture(refused);
     }
     return submit(new DeleteService(service, registry.hasEphemeral(service)));
+  }
+
+  /**
+   * The registry, for a read. Every read passes here: in a cluster, the barrier that makes a
+   * follower's read of the replicated part linearizable goes here.
+   */
+  private ServiceRegistry readable() {
+    return registry;
   }
 
   private static void checkMeta(ServiceKey service, ServiceMeta meta) {

@@ -150,8 +150,7 @@ final class ConfigRoutes {
       }
     }
     if (style == ApiStyle.V1) {
-      response.setStatusCode(200).putHeader("Content-Type", contentTypeOf(type));
-      response.end(version.content());
+      HttpResponses.body(response, 200, contentTypeOf(type), version.content());
     } else {
       HttpResponses.success(response, version.content());
     }
@@ -256,7 +255,7 @@ final class ConfigRoutes {
   private void detail(HttpServerRequest request, HttpParams params) {
     ConfigItem item = config.find(key(params, ApiStyle.V1));
     if (item == null || item.formal() == null) {
-      request.response().setStatusCode(200).end();
+      HttpResponses.empty(request.response(), 200);
       return;
     }
     HttpResponses.ok(request.response(), new ConfigJson.ConfigAllInfo(item.key(), item.formal()));

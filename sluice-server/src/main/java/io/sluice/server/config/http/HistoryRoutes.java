@@ -143,7 +143,7 @@ final class HistoryRoutes {
       String notFound) {
     if (found.isEmpty()) {
       if (style == ApiStyle.V1) {
-        request.response().setStatusCode(200).end();
+        HttpResponses.empty(request.response(), 200);
         return;
       }
       throw new HttpApiException(404, NacosErrorCode.RESOURCE_NOT_FOUND, notFound);

@@ -95,7 +95,7 @@ final class ListenerRoutes {
       return;
     }
     if ("true".equalsIgnoreCase(request.getHeader(NO_HANGUP_HEADER))) {
-      response.setStatusCode(200).end();
+      HttpResponses.empty(response, 200);
       return;
     }
     hold(request, listens, reportedIp, remoteIp, headerTag, holdMillis);
