@@ -1,5 +1,6 @@
 package io.sluice.server.config;
 
+import java.util.HashSet;
 import java.util.Set;
 
 /**
@@ -23,5 +24,30 @@ public record ConfigPublish(
 
   public ConfigPublish {
     betaIps = Set.copyOf(betaIps);
+  }
+
+  /**
+   * A publish as Nacos reads its parameters: a beta publish when {@code betaIps} (comma-separated)
+   * lists any address, else a tagged one when {@code tag} is given, else the formal version.
+   */
+  public static ConfigPublish of(
+      ConfigKey key, String tag, String betaIps, String content, ConfigMeta meta, String casMd5) {
+    if (betaIps != null && !betaIps.isBlank()) {
+      return new ConfigPublish(key, ConfigTarget.BETA, null, content, meta, ips(betaIps), casMd5);
+    }
+    if (tag != null && !tag.isBlank()) {
+      return new ConfigPublish(key, ConfigTarget.TAG, tag.trim(), content, meta, Set.of(), casMd5);
+    }
+    return new ConfigPublish(key, ConfigTarget.FORMAL, null, content, meta, Set.of(), casMd5);
+  }
+
+  private static Set<String> ips(String commaSeparated) {
+    Set<String> ips = new HashSet<>();
+    for (String ip : commaSeparated.split(",")) {
+      if (!ip.isBlank()) {
+        ips.add(ip.trim());
+      }
+    }
+    return ips;
   }
 }

@@ -1,6 +1,8 @@
 package io.sluice.server.feature;
 
 import java.util.Objects;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 
 /**
  * The one failure type of a feature's door: what went wrong as a {@link Fault}, and a message for
@@ -22,6 +24,19 @@ public abstract class FeatureException extends RuntimeException {
 
   public Fault fault() {
     return fault;
+  }
+
+  /**
+   * What a future failed with, unwrapped from {@link CompletionException} and {@link
+   * ExecutionException}: the feature's exception, or whatever else went wrong.
+   */
+  public static Throwable unwrap(Throwable failure) {
+    Throwable cause = failure;
+    while ((cause instanceof CompletionException || cause instanceof ExecutionException)
+        && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    return cause;
   }
 
   /** Makes a feature's own exception for a fault; {@code ConfigException::new} is one. */

@@ -8,8 +8,6 @@ import io.sluice.server.replication.ReplicatorNotReadyException;
 import io.sluice.server.replication.ReplicatorOverloadedException;
 import io.sluice.server.replication.StateApplyException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 
 /**
  * The one way a feature writes its replicated state: a command goes into the replicated log and the
@@ -61,7 +59,7 @@ public final class ReplicatedWrites {
   }
 
   static Fault faultOf(Throwable failure) {
-    Throwable cause = unwrap(failure);
+    Throwable cause = FeatureException.unwrap(failure);
     if (cause instanceof CommandTooLargeException) {
       return Fault.TOO_LARGE;
     }
@@ -83,16 +81,7 @@ public final class ReplicatedWrites {
   }
 
   private static String messageOf(Throwable failure) {
-    Throwable cause = unwrap(failure);
+    Throwable cause = FeatureException.unwrap(failure);
     return String.valueOf(cause.getMessage());
-  }
-
-  private static Throwable unwrap(Throwable failure) {
-    Throwable cause = failure;
-    while ((cause instanceof CompletionException || cause instanceof ExecutionException)
-        && cause.getCause() != null) {
-      cause = cause.getCause();
-    }
-    return cause;
   }
 }

@@ -28,15 +28,12 @@ import io.sluice.server.protocol.grpc.NacosResponse;
 import io.sluice.server.protocol.grpc.RequestContext;
 import io.sluice.server.protocol.grpc.RequestRouter;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.stream.Collectors;
 
 /** Serves the config requests of the gRPC protocol from {@link ConfigService}. */
 public final class ConfigGrpcHandlers implements ConnectionListener {
@@ -100,7 +97,7 @@ public final class ConfigGrpcHandlers implements ConnectionListener {
         item.formal() != null ? item.formal().typeOrDefault() : version.typeOrDefault();
     response.beta = version == item.beta();
     if (version != item.formal() && version != item.beta()) {
-      response.tag = tagOf(item, version);
+      response.tag = item.tagOf(version);
     }
     return done(response);
   }
@@ -108,14 +105,6 @@ public final class ConfigGrpcHandlers implements ConnectionListener {
   CompletionStage<ConfigPublishResponse> publish(
       ConfigPublishRequest request, RequestContext context) {
     Map<String, String> extra = request.additionMap == null ? Map.of() : request.additionMap;
-    String betaIps = extra.get("betaIps");
-    String tag = extra.get("tag");
-    ConfigTarget target = ConfigTarget.FORMAL;
-    if (betaIps != null && !betaIps.isBlank()) {
-      target = ConfigTarget.BETA;
-    } else if (tag != null && !tag.isBlank()) {
-      target = ConfigTarget.TAG;
-    }
     ConfigMeta meta =
         ConfigMeta.builder()
             .type(extra.get("type"))
@@ -130,13 +119,12 @@ public final class ConfigGrpcHandlers implements ConnectionListener {
             .schema(extra.get("schema"))
             .build();
     ConfigPublish publish =
-        new ConfigPublish(
+        ConfigPublish.of(
             ConfigKey.of(request.tenant, nullToEmpty(request.group), nullToEmpty(request.dataId)),
-            target,
-            target == ConfigTarget.TAG ? tag.trim() : null,
+            extra.get("tag"),
+            extra.get("betaIps"),
             request.content,
             meta,
-            target == ConfigTarget.BETA ? parseIps(betaIps) : Set.of(),
             request.casMd5);
     return config
         .publish(publish)
@@ -227,22 +215,6 @@ public final class ConfigGrpcHandlers implements ConnectionListener {
     if (watcher != null) {
       watcher.unlistenAll();
     }
-  }
-
-  private static String tagOf(ConfigItem item, ConfigVersion version) {
-    for (Map.Entry<String, ConfigVersion> tag : item.tags().entrySet()) {
-      if (tag.getValue() == version) {
-        return tag.getKey();
-      }
-    }
-    return null;
-  }
-
-  private static Set<String> parseIps(String ips) {
-    return Arrays.stream(ips.split(","))
-        .map(String::trim)
-        .filter(ip -> !ip.isEmpty())
-        .collect(Collectors.toUnmodifiableSet());
   }
 
   private static boolean isBlank(String s) {

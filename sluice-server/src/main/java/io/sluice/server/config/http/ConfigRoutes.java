@@ -31,13 +31,10 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
-import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
-import java.util.stream.Collectors;
 
 /**
  * Config reads and writes over HTTP: Nacos's v1 {@code /nacos/v1/cs/configs} (raw content, {@code
@@ -144,7 +141,7 @@ final class ConfigRoutes {
     if (version == item.beta()) {
       response.putHeader("isBeta", "true");
     } else if (version != item.formal()) {
-      String versionTag = tagOf(item, version);
+      String versionTag = item.tagOf(version);
       if (versionTag != null) {
         response.putHeader(VIPSERVER_TAG, URLEncoder.encode(versionTag, StandardCharsets.UTF_8));
       }
@@ -165,14 +162,6 @@ final class ConfigRoutes {
       requireNonBlank("group", group);
       requireNonBlank("content", content);
     }
-    String tag = params.get("tag");
-    String betaIps = request.getHeader("betaIps");
-    ConfigTarget target = ConfigTarget.FORMAL;
-    if (betaIps != null && !betaIps.isBlank()) {
-      target = ConfigTarget.BETA;
-    } else if (tag != null && !tag.isBlank()) {
-      target = ConfigTarget.TAG;
-    }
     String type = params.get("type");
     if (type == null || !KNOWN_TYPES.contains(type)) {
       type = ConfigVersion.DEFAULT_TYPE;
@@ -191,13 +180,12 @@ final class ConfigRoutes {
             .schema(params.get("schema"))
             .build();
     ConfigPublish publish =
-        new ConfigPublish(
+        ConfigPublish.of(
             ConfigKey.of(namespaceParam(params, style), group, dataId),
-            target,
-            target == ConfigTarget.TAG ? tag.trim() : null,
+            params.get("tag"),
+            request.getHeader("betaIps"),
             content,
             meta,
-            target == ConfigTarget.BETA ? parseIps(betaIps) : Set.of(),
             request.getHeader("casMd5"));
     AsyncReply.when(
         config.publish(publish),
@@ -349,21 +337,5 @@ final class ConfigRoutes {
       case "html", "htm" -> "text/html;charset=UTF-8";
       default -> HttpResponses.TEXT_PLAIN;
     };
-  }
-
-  private static String tagOf(ConfigItem item, ConfigVersion version) {
-    for (Map.Entry<String, ConfigVersion> tag : item.tags().entrySet()) {
-      if (tag.getValue() == version) {
-        return tag.getKey();
-      }
-    }
-    return null;
-  }
-
-  private static Set<String> parseIps(String ips) {
-    return Arrays.stream(ips.split(","))
-        .map(String::trim)
-        .filter(ip -> !ip.isEmpty())
-        .collect(Collectors.toUnmodifiableSet());
   }
 }

@@ -1,6 +1,7 @@
 package io.sluice.server.namespace.http;
 
 import io.sluice.server.feature.Fault;
+import io.sluice.server.feature.FeatureException;
 import io.sluice.server.namespace.Namespace;
 import io.sluice.server.namespace.NamespaceException;
 import io.sluice.server.namespace.NamespaceOutcome;
@@ -8,7 +9,6 @@ import io.sluice.server.namespace.NamespaceService;
 import io.sluice.server.protocol.http.ApiStyle;
 import io.sluice.server.protocol.http.AsyncReply;
 import io.sluice.server.protocol.http.HttpApiException;
-import io.sluice.server.protocol.http.HttpFailures;
 import io.sluice.server.protocol.http.HttpParams;
 import io.sluice.server.protocol.http.HttpResponses;
 import io.sluice.server.protocol.http.HttpRoutes;
@@ -182,7 +182,7 @@ public final class NamespaceRoutes implements HttpRoutes {
                 return succeeded.test(outcome);
               }
               // Nacos's v1 API answers false for input it refuses.
-              if (HttpFailures.unwrap(failure) instanceof NamespaceException refused
+              if (FeatureException.unwrap(failure) instanceof NamespaceException refused
                   && refused.fault() == Fault.INVALID) {
                 return false;
               }

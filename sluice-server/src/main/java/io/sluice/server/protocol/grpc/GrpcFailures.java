@@ -1,8 +1,6 @@
 package io.sluice.server.protocol.grpc;
 
 import io.sluice.server.feature.FeatureException;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,11 +18,7 @@ public final class GrpcFailures {
 
   /** Marks {@code response} failed as {@code failure} says; returns it. */
   public static <T extends NacosResponse> T fail(T response, Throwable failure) {
-    Throwable cause = failure;
-    while ((cause instanceof CompletionException || cause instanceof ExecutionException)
-        && cause.getCause() != null) {
-      cause = cause.getCause();
-    }
+    Throwable cause = FeatureException.unwrap(failure);
     if (cause instanceof FeatureException refused) {
       int code =
           switch (refused.fault()) {

@@ -1,8 +1,6 @@
 package io.sluice.server.protocol.http;
 
 import io.sluice.server.feature.FeatureException;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,7 +27,7 @@ public final class HttpFailures {
    * invalidCode} (the namespace API says {@link NacosErrorCode#ILLEGAL_NAMESPACE}).
    */
   public static HttpApiException of(Throwable failure, NacosErrorCode invalidCode) {
-    Throwable cause = unwrap(failure);
+    Throwable cause = FeatureException.unwrap(failure);
     if (cause instanceof HttpApiException refused) {
       return refused;
     }
@@ -47,15 +45,5 @@ public final class HttpFailures {
     }
     log.error("request failed unexpectedly", cause);
     return new HttpApiException(500, NacosErrorCode.SERVER_ERROR, String.valueOf(cause));
-  }
-
-  /** The cause a future failed with, unwrapped from the completion wrappers. */
-  public static Throwable unwrap(Throwable failure) {
-    Throwable cause = failure;
-    while ((cause instanceof CompletionException || cause instanceof ExecutionException)
-        && cause.getCause() != null) {
-      cause = cause.getCause();
-    }
-    return cause;
   }
 }
