@@ -126,6 +126,56 @@ public final class SluiceServer implements AutoCloseable {
     StartingReplicator replicator = new StartingReplicator();
     ReplicatedWrites writes = new ReplicatedWrites(replicator);
 
+    ConfigFeature config = config(options, threads, writes, clock, started);
+    NamingFeature naming = naming(options, threads, writes, clock, started);
+    NamespaceFeature namespaces =
+        new NamespaceFeature(writes, clock, () -> UUID.randomUUID().toString());
+
+    // The store opens its log and elects itself while the ports start. It closes before the
+    // features: its final snapshot still reads them (and syncs config history).
+    started.push(replicator);
+    replicator.start(
+        () ->
+            replication.start(
+                replicationOptions(options),
+                List.of(config.state(), naming.state(), namespaces.state())));
+
+    GrpcPort grpc = grpcPort(options, threads, clock, replicator, config, naming, started);
+    ConfigHttpApi configHttp =
+        new ConfigHttpApi(config.service(), threads.vertx, clock, options.maxConnections());
+    HttpApiServer httpApi =
+        HttpApiServer.start(
+            threads.vertx,
+            options.bindAddress(),
+            options.httpPort(),
+            replicator::isReady,
+            List.of(
+                configHttp,
+                new NamingHttpApi(naming.service(), replicator::isReady, grpc.connections()::size),
+                new NamespaceRoutes(namespaces.service(), config.service()::countByNamespace),
+                new ConnectionRoutes(grpc.connections())));
+    started.push(httpApi);
+    log.debug("started with {}", options);
+    return new SluiceServer(
+        options,
+        started,
+        replicator,
+        config.service(),
+        naming.service(),
+        namespaces.service(),
+        grpc.connections(),
+        grpc.server(),
+        configHttp,
+        httpApi);
+  }
+
+  /** The config center, its history purged on the scheduler. */
+  private static ConfigFeature config(
+      ServerOptions options,
+      ServerThreads threads,
+      ReplicatedWrites writes,
+      ServerClock clock,
+      Deque<AutoCloseable> started) {
     ConfigFeature config =
         new ConfigFeature(
             options.dataDir().resolve("config-history"),
@@ -135,6 +185,16 @@ public final class SluiceServer implements AutoCloseable {
             clock);
     started.push(config);
     config.purgeHistory(threads.scheduler, clock, options.historyRetention());
+    return config;
+  }
+
+  /** The registry, with its health probe, beats and health checks running. */
+  private static NamingFeature naming(
+      ServerOptions options,
+      ServerThreads threads,
+      ReplicatedWrites writes,
+      ServerClock clock,
+      Deque<AutoCloseable> started) {
     VertxHealthProbe probe =
         new VertxHealthProbe(
             threads.vertx,
@@ -151,18 +211,18 @@ public final class SluiceServer implements AutoCloseable {
             probe);
     started.push(naming);
     naming.start(threads.scheduler, options.healthCheckInterval().toMillis());
-    NamespaceFeature namespaces =
-        new NamespaceFeature(writes, clock, () -> UUID.randomUUID().toString());
+    return naming;
+  }
 
-    // The store opens its log and elects itself while the ports start. It closes before the
-    // features: its final snapshot still reads them (and syncs config history).
-    started.push(replicator);
-    replicator.start(
-        () ->
-            replication.start(
-                replicationOptions(options),
-                List.of(config.state(), naming.state(), namespaces.state())));
-
+  /** The gRPC port with each feature's handlers, and the watch on silent connections. */
+  private static GrpcPort grpcPort(
+      ServerOptions options,
+      ServerThreads threads,
+      ServerClock clock,
+      StartingReplicator replicator,
+      ConfigFeature config,
+      NamingFeature naming,
+      Deque<AutoCloseable> started) {
     MessageCodec codec = new MessageCodec();
     RequestRouter router = new RequestRouter(codec);
     ConnectionRegistry connections =
@@ -173,7 +233,7 @@ public final class SluiceServer implements AutoCloseable {
         config.service(), router, connections, threads.scheduler, pushAckMillis);
     NamingGrpcHandlers.install(
         naming.service(), router, connections, threads.pushThread, pushAckMillis);
-    GrpcServer grpc =
+    GrpcServer server =
         GrpcServer.start(
             options.bindAddress(),
             options.grpcPort(),
@@ -184,7 +244,7 @@ public final class SluiceServer implements AutoCloseable {
             codec,
             replicator::isReady,
             clock);
-    started.push(grpc);
+    started.push(server);
     started.push(
         new IdleConnectionEjector(
             connections,
@@ -193,34 +253,10 @@ public final class SluiceServer implements AutoCloseable {
             CONNECTION_SWEEP_MILLIS,
             options.connectionIdleTimeout().toMillis(),
             options.connectionProbeTimeout().toMillis()));
-
-    ConfigHttpApi configHttp =
-        new ConfigHttpApi(config.service(), threads.vertx, clock, options.maxConnections());
-    HttpApiServer httpApi =
-        HttpApiServer.start(
-            threads.vertx,
-            options.bindAddress(),
-            options.httpPort(),
-            replicator::isReady,
-            List.of(
-                configHttp,
-                new NamingHttpApi(naming.service(), replicator::isReady, connections::size),
-                new NamespaceRoutes(namespaces.service(), config.service()::countByNamespace),
-                new ConnectionRoutes(connections)));
-    started.push(httpApi);
-    log.debug("started with {}", options);
-    return new SluiceServer(
-        options,
-        started,
-        replicator,
-        config.service(),
-        naming.service(),
-        namespaces.service(),
-        connections,
-        grpc,
-        configHttp,
-        httpApi);
+    return new GrpcPort(connections, server);
   }
+
+  private record GrpcPort(ConnectionRegistry connections, GrpcServer server) {}
 
   /** What the store is started with: a one-peer group in the data directory. */
   private static ReplicationOptions replicationOptions(ServerOptions options) {

@@ -81,8 +81,9 @@ final class BeatMonitor {
   /**
    * Registers (or replaces) the instance its client publishes for the service; counts as a beat.
    *
-   * @throws NamingException beyond the client or per-client service limit
-   * @throws NamingException if the service holds persistent instances
+   * @throws NamingException beyond the client or per-client service limit ({@link
+   *     io.sluice.server.feature.Fault#OVERLOADED}), or when the service holds persistent instances
+   *     ({@link io.sluice.server.feature.Fault#INVALID})
    */
   void register(ServiceKey service, Instance instance) {
     String owner = ownerOf(instance.ip(), instance.port());

@@ -158,7 +158,13 @@ public final class ConfigGrpcHandlers implements ConnectionListener {
         .handle(
             (outcome, failure) -> {
               ConfigRemoveResponse response = new ConfigRemoveResponse();
-              return failure == null ? response : GrpcFailures.fail(response, failure);
+              if (failure != null) {
+                return GrpcFailures.fail(response, failure);
+              }
+              if (outcome instanceof ConfigOutcome.Rejected rejected) {
+                return response.fail(ErrorCodes.SERVER_ERROR, rejected.reason());
+              }
+              return response;
             });
   }
 

@@ -220,7 +220,12 @@ final class ConfigRoutes {
             ClientIp.of(request)),
         request,
         style,
-        outcome -> reply(request.response(), style, Boolean.TRUE));
+        outcome -> {
+          if (outcome instanceof ConfigOutcome.Rejected rejected) {
+            throw new HttpApiException(500, NacosErrorCode.SERVER_ERROR, rejected.reason());
+          }
+          reply(request.response(), style, Boolean.TRUE);
+        });
   }
 
   private void stopBeta(HttpServerRequest request, HttpParams params) {

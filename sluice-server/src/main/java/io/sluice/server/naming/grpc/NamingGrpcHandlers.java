@@ -160,7 +160,15 @@ public final class NamingGrpcHandlers implements ConnectionListener {
       return done(GrpcFailures.fail(response, e));
     }
     return write.handle(
-        (ok, failure) -> failure == null ? response : GrpcFailures.fail(response, failure));
+        (outcome, failure) -> {
+          if (failure != null) {
+            return GrpcFailures.fail(response, failure);
+          }
+          if (outcome instanceof NamingOutcome.Rejected rejected) {
+            return response.fail(ErrorCodes.SERVER_ERROR, rejected.reason());
+          }
+          return response;
+        });
   }
 
   CompletionStage<QueryServiceResponse> query(ServiceQueryRequest request, RequestContext context) {
