@@ -109,11 +109,9 @@ sealed interface NamingCommand {
         writeString(out, remove.ip());
         out.writeInt(remove.port());
         writeString(out, remove.cluster());
-      } else if (command instanceof PutService put) {
-        start(out, PUT_SERVICE, put.service());
-        writeMeta(out, put.meta());
-      } else if (command instanceof RemoveService remove) {
-        start(out, REMOVE_SERVICE, remove.service());
+      } else if (command instanceof PutService || command instanceof RemoveService) {
+        throw new IllegalArgumentException(
+            command + " is only read, from logs of format 1; it is never written");
       } else if (command instanceof CreateService create) {
         start(out, CREATE_SERVICE, create.service());
         writeMeta(out, create.meta());
