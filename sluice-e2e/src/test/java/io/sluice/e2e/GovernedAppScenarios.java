@@ -143,8 +143,11 @@ abstract class GovernedAppScenarios {
     System.err.printf("[e2e] %s: at 3x the limit: %s%n", appName(), load);
     long expected = Math.round(load.sendSpanSeconds()) * limit;
     assertThat(load.errors()).isZero();
+    // Never above the limit. Below it when a stalled host delivers the evenly sent requests in
+    // bunches (each second refuses all past its 20): seen at 187 of 200 under a load average of
+    // 30, so the lower bound only catches a limiter that refuses far too much.
     assertThat((long) load.count(200))
-        .isBetween(Math.round(expected * 0.98), Math.round(expected * 1.02));
+        .isBetween(Math.round(expected * 0.8), Math.round(expected * 1.02));
     assertThat(load.count(200) + load.count(429)).isEqualTo(30 * limit);
 
     configCenter.remove(appName() + "-flow-rules");
