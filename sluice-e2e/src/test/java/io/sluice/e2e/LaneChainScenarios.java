@@ -120,7 +120,12 @@ abstract class LaneChainScenarios {
                 name,
                 dir,
                 lane == null ? List.of() : List.of("-Dsluice.lane=" + lane),
-                List.of("--spring.cloud.nacos.discovery.server-addr=127.0.0.1:" + serverPort),
+                List.of(
+                    "--spring.cloud.nacos.discovery.server-addr=127.0.0.1:" + serverPort,
+                    // A load balancer cache far longer than any wait here: an instance that
+                    // leaves stops getting picks in time only if the agent evicts the cached list
+                    // when the registry pushes the change.
+                    "--spring.cloud.loadbalancer.cache.ttl=10m"),
                 readyPath);
           } catch (Exception e) {
             throw new IllegalStateException("could not start " + label, e);
@@ -148,6 +153,11 @@ abstract class LaneChainScenarios {
       publish("SLUICE", "lanes-a-fallbacks", "{\"fallbacks\":[]}");
       publish("SENTINEL_GROUP", "lanes-b-flow-rules", "[]");
       publish("SENTINEL_GROUP", "lanes-b-authority-rules", "[]");
+      // The next test starts once the gateway's route admits again (a rule leaves within 1 s).
+      await()
+          .atMost(Duration.ofSeconds(15))
+          .pollInterval(Duration.ofMillis(100))
+          .until(() -> status("/a/hop") == 200);
     }
   }
 
@@ -407,12 +417,20 @@ abstract class LaneChainScenarios {
   void stoppingTheGrayInstanceSendsItsTrafficToBaseWithoutAFailedRequest() throws Exception {
     assertThat(get(CHAIN, "x-sluice-lane", "gray")).isEqualTo(GRAY_PATH);
     grayB.close();
-    // The registry pushes the change; the load balancers' two-second instance cache then expires.
     await()
         .atMost(Duration.ofSeconds(30))
         .pollInterval(Duration.ofMillis(200))
         .until(() -> !registryLists("lanes-b", grayB.port()));
-    Thread.sleep(3_000);
+    // The registry pushes the removal to a's nacos-client, and the agent evicts a's cached list at
+    // once: gray traffic is on base within seconds, not when the ten-minute cache expires.
+    long removed = System.nanoTime();
+    await()
+        .atMost(Duration.ofSeconds(15))
+        .pollInterval(Duration.ofMillis(100))
+        .until(() -> get(CHAIN, "x-sluice-lane", "gray").equals(BASE_PATH));
+    System.err.printf(
+        "[e2e] %s: gray traffic on base %d ms after the registry dropped the instance%n",
+        label(), (System.nanoTime() - removed) / 1_000_000);
     Map<String, Integer> paths = paths(CHAIN, 100, "x-sluice-lane", "gray");
     assertThat(paths).containsOnlyKeys(BASE_PATH);
   }

@@ -327,6 +327,16 @@ public final class FlowGovernor extends GovernanceHooks implements RuleSink {
   }
 
   @Override
+  public void instanceCache(Object cacheManager) {
+    lanes.instanceCache(cacheManager);
+  }
+
+  @Override
+  public void registryChanged(String service) {
+    lanes.registryChanged(service);
+  }
+
+  @Override
   public int statusOf(Object response) {
     return ResponseStatus.of(response);
   }

@@ -13,7 +13,8 @@ import java.util.List;
 /**
  * The lanes as the agent applies them: the lane document in force (replaced whole by the rule
  * watcher), the entry evaluation for each kind of inbound request, the lane routing of load
- * balancers, and this instance's own lane for its registry metadata.
+ * balancers (kept fresh on registry pushes), and this instance's own lane for its registry
+ * metadata.
  *
  * <p>Concurrency: {@code lanes} is one volatile reference, read once per decision; the readers and
  * the router are thread-safe.
@@ -23,6 +24,7 @@ public final class LaneGovernance {
   private final AgentLog log;
   private final LaneRouter<Object> router = new LaneRouter<>(ServiceInstanceTags::tagOf);
   private final RequestReaders readers;
+  private final LoadBalancerCaches loadBalancerCaches;
   private volatile Lanes lanes = Lanes.NONE;
 
   /**
@@ -36,6 +38,7 @@ public final class LaneGovernance {
     this.instanceLane = instanceLane;
     this.readers = readers;
     this.log = log;
+    this.loadBalancerCaches = new LoadBalancerCaches(log);
   }
 
   RequestReaders readers() {
@@ -83,5 +86,15 @@ public final class LaneGovernance {
       tag = null;
     }
     return router.select((List<Object>) instances, tag);
+  }
+
+  /** See {@link GovernanceHooks#instanceCache}. */
+  void instanceCache(Object cacheManager) {
+    loadBalancerCaches.remember(cacheManager);
+  }
+
+  /** See {@link GovernanceHooks#registryChanged}. */
+  void registryChanged(String service) {
+    loadBalancerCaches.evict(service);
   }
 }

@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -28,6 +29,9 @@ final class FakeConfigCenter implements AutoCloseable {
   final AtomicInteger gets = new AtomicInteger();
   final AtomicInteger listens = new AtomicInteger();
   private volatile int failWith;
+
+  /** Counted down when a long-poll is held, waiting for a change: a test publishes after it. */
+  final CountDownLatch holding = new CountDownLatch(1);
 
   FakeConfigCenter() throws IOException {
     this(0);
@@ -120,6 +124,7 @@ final class FakeConfigCenter implements AutoCloseable {
           break;
         }
         try {
+          holding.countDown();
           wait(left);
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();

@@ -1,5 +1,6 @@
 package io.sluice.agent.instrumentation.springcloudloadbalancer4;
 
+import static net.bytebuddy.matcher.ElementMatchers.isConstructor;
 import static net.bytebuddy.matcher.ElementMatchers.named;
 import static net.bytebuddy.matcher.ElementMatchers.takesArgument;
 import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
@@ -21,6 +22,10 @@ import net.bytebuddy.agent.builder.AgentBuilder;
  *
  * <p>{@code LoadBalancerUriTools.reconstructURI}, where every client turns the logical URI into an
  * instance's, leaves the pair for the client that sends it, so calls are named by the service.
+ *
+ * <p>The caching supplier's constructor hands the agent its cache manager, so the registry client's
+ * pushes evict a service's cached list at once (see the nacos-client instrumentation) rather than
+ * after the cache's time to live (35 s by default).
  */
 public final class LoadBalancerInstrumentation implements SluiceInstrumentation {
   @Override
@@ -33,7 +38,8 @@ public final class LoadBalancerInstrumentation implements SluiceInstrumentation 
     return List.of(
         "org.springframework.cloud.loadbalancer.core.RoundRobinLoadBalancer",
         "org.springframework.cloud.loadbalancer.core.RandomLoadBalancer",
-        "org.springframework.cloud.client.loadbalancer.LoadBalancerUriTools");
+        "org.springframework.cloud.client.loadbalancer.LoadBalancerUriTools",
+        "org.springframework.cloud.loadbalancer.core.CachingServiceInstanceListSupplier");
   }
 
   @Override
@@ -52,6 +58,11 @@ public final class LoadBalancerInstrumentation implements SluiceInstrumentation 
             "io.sluice.agent.instrumentation.springcloudloadbalancer4.LaneInstancesAdvice")
         .advice(
             named("reconstructURI").and(takesArguments(2)).and(takesArgument(1, URI.class)),
-            "io.sluice.agent.instrumentation.springcloudloadbalancer4.LogicalTargetAdvice");
+            "io.sluice.agent.instrumentation.springcloudloadbalancer4.LogicalTargetAdvice")
+        .advice(
+            isConstructor()
+                .and(takesArguments(2))
+                .and(takesArgument(1, named("org.springframework.cache.CacheManager"))),
+            "io.sluice.agent.instrumentation.springcloudloadbalancer4.InstanceCacheAdvice");
   }
 }
