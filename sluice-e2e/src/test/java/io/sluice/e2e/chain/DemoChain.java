@@ -105,6 +105,14 @@ public final class DemoChain implements AutoCloseable {
     return shared;
   }
 
+  /** Closes the shared chain, if any: for a test class that needs the machine to itself. */
+  public static synchronized void closeShared() throws InterruptedException {
+    if (shared != null) {
+      shared.close();
+      shared = null;
+    }
+  }
+
   /** Every instance, in the order they were declared. */
   public List<ChainInstance> instances() {
     return List.copyOf(instances);

@@ -1,0 +1,146 @@
+package io.sluice.e2e.chain;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.server.testing.FreePorts;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** Runs {@code bin/sluice demo} as a user does, as a process, and stops it with Ctrl-C (SIGINT). */
+class DemoCommandIT {
+  private static final Path LAUNCHER = Path.of("..", "bin", "sluice").toAbsolutePath().normalize();
+
+  private final HttpClient http = HttpClient.newHttpClient();
+
+  @BeforeAll
+  static void leaveTheMachineToTheDemo() throws InterruptedException {
+    DemoChain.closeShared();
+  }
+
+  @Test
+  void startsTheChainPrintsWhatToCurlAndStopsEveryProcessOnCtrlC() throws Exception {
+    int serverPort = FreePorts.httpPortWithFreeGrpcPort();
+    int port = gatewayPortWithFreeNeighbours();
+    ProcessBuilder builder =
+        new ProcessBuilder(
+                LAUNCHER.toString(),
+                "demo",
+                "--gray-c",
+                "--port",
+                Integer.toString(port),
+                "--server-port",
+                Integer.toString(serverPort))
+            .redirectErrorStream(true);
+    // Maven built every jar just before this test; never let the script rebuild under it.
+    builder.environment().put("SLUICE_SKIP_BUILD", "1");
+    builder.environment().put("SLUICE_CDS", "off");
+    Process demo = builder.start();
+    List<String> output = new CopyOnWriteArrayList<>();
+    drain(demo, output);
+    try {
+      awaitLine(demo, output, "Sluice demo ready", 360);
+      System.out.println(String.join("\n", output));
+      String gateway = "http://127.0.0.1:" + port;
+      assertThat(output)
+          .anyMatch(line -> line.contains("plus b[gray] c[gray]"))
+          .anyMatch(line -> line.contains("curl " + gateway + "/a/httpTest"))
+          .anyMatch(line -> line.contains("Ctrl-C stops everything"));
+
+      HttpResponse<String> path = get(gateway + "/a/httpTest");
+      assertThat(path.statusCode()).isEqualTo(200);
+      assertThat(path.body()).matches(DemoChain.PATH);
+      String api = "http://127.0.0.1:" + serverPort + "/nacos/v1/cs/configs";
+      assertThat(get(api + "?group=SLUICE&dataId=lanes").body()).contains("\"percentage\":50");
+      for (String app : DemoChain.APPS) {
+        assertThat(get(api + "?group=SENTINEL_GROUP&dataId=" + app + "-flow-rules").body())
+            .as(app)
+            .contains("\"count\":10000");
+      }
+
+      List<ProcessHandle> jvms = demo.descendants().toList();
+      assertThat(jvms.stream().filter(p -> p.info().command().orElse("").endsWith("java")))
+          .as("sluice-server and six applications")
+          .hasSize(7);
+      new ProcessBuilder("kill", "-INT", Long.toString(demo.pid())).start().waitFor();
+      assertThat(demo.waitFor(90, TimeUnit.SECONDS)).as("exits after Ctrl-C").isTrue();
+      assertThat(jvms).noneMatch(ProcessHandle::isAlive);
+      assertThat(output).anyMatch(line -> line.startsWith("stopped; logs kept in"));
+    } finally {
+      demo.descendants().forEach(ProcessHandle::destroyForcibly);
+      demo.destroyForcibly();
+    }
+  }
+
+  private HttpResponse<String> get(String uri) throws IOException, InterruptedException {
+    return http.send(
+        HttpRequest.newBuilder(URI.create(uri)).build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  /** A port P with P+1..P+3, P+12 and P+13 free too: the demo's instances. */
+  private static int gatewayPortWithFreeNeighbours() {
+    for (int attempt = 0; attempt < 200; attempt++) {
+      int port = ThreadLocalRandom.current().nextInt(52_000, 60_000);
+      if (List.of(0, 1, 2, 3, 12, 13).stream().allMatch(offset -> isFree(port + offset))) {
+        return port;
+      }
+    }
+    throw new IllegalStateException("no free ports for the demo");
+  }
+
+  private static boolean isFree(int port) {
+    try (ServerSocket socket = new ServerSocket(port)) {
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  private static void drain(Process process, List<String> output) {
+    Thread reader =
+        new Thread(
+            () -> {
+              try (BufferedReader lines =
+                  new BufferedReader(
+                      new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                for (String line; (line = lines.readLine()) != null; ) {
+                  output.add(line);
+                }
+              } catch (IOException ignored) {
+                // The process went away; what was read is in `output`.
+              }
+            },
+            "demo-output");
+    reader.setDaemon(true);
+    reader.start();
+  }
+
+  private static void awaitLine(Process process, List<String> output, String prefix, int seconds)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+    while (System.nanoTime() < deadline) {
+      if (output.stream().anyMatch(line -> line.startsWith(prefix))) {
+        return;
+      }
+      if (!process.isAlive()) {
+        break;
+      }
+      Thread.sleep(100);
+    }
+    throw new AssertionError(
+        "no line starting with '" + prefix + "' in:\n" + String.join("\n", output));
+  }
+}
