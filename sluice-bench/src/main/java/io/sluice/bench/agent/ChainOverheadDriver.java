@@ -128,12 +128,7 @@ public final class ChainOverheadDriver {
             : Files.createTempDirectory("sluice-chain-bench");
 
     if (driverCpus != null) {
-      new ProcessBuilder(
-              "taskset", "-apc", driverCpus, Long.toString(ProcessHandle.current().pid()))
-          .redirectErrorStream(true)
-          .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-          .start()
-          .waitFor();
+      AgentOverheadDriver.pinThisProcess(driverCpus);
     }
     System.out.printf(
         Locale.ROOT,

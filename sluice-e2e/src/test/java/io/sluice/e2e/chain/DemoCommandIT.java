@@ -3,18 +3,15 @@ package io.sluice.e2e.chain;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.server.testing.FreePorts;
-import java.io.BufferedReader;
+import io.sluice.server.testing.ProcessOutput;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
@@ -49,10 +46,10 @@ class DemoCommandIT {
     builder.environment().put("SLUICE_SKIP_BUILD", "1");
     builder.environment().put("SLUICE_CDS", "off");
     Process demo = builder.start();
-    List<String> output = new CopyOnWriteArrayList<>();
-    drain(demo, output);
+    ProcessOutput out = ProcessOutput.of(demo, "demo-output");
+    List<String> output = out.lines();
     try {
-      awaitLine(demo, output, "Sluice demo ready", 360);
+      out.awaitLine("Sluice demo ready", 360);
       System.out.println(String.join("\n", output));
       String gateway = "http://127.0.0.1:" + port;
       assertThat(output)
@@ -78,7 +75,7 @@ class DemoCommandIT {
       new ProcessBuilder("kill", "-INT", Long.toString(demo.pid())).start().waitFor();
       assertThat(demo.waitFor(90, TimeUnit.SECONDS)).as("exits after Ctrl-C").isTrue();
       assertThat(jvms).noneMatch(ProcessHandle::isAlive);
-      assertThat(output).anyMatch(line -> line.startsWith("stopped; logs kept in"));
+      assertThat(out.awaitLine("stopped; logs kept in", 5)).isNotNull();
     } finally {
       demo.descendants().forEach(ProcessHandle::destroyForcibly);
       demo.destroyForcibly();
@@ -107,40 +104,5 @@ class DemoCommandIT {
     } catch (IOException e) {
       return false;
     }
-  }
-
-  private static void drain(Process process, List<String> output) {
-    Thread reader =
-        new Thread(
-            () -> {
-              try (BufferedReader lines =
-                  new BufferedReader(
-                      new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-                for (String line; (line = lines.readLine()) != null; ) {
-                  output.add(line);
-                }
-              } catch (IOException ignored) {
-                // The process went away; what was read is in `output`.
-              }
-            },
-            "demo-output");
-    reader.setDaemon(true);
-    reader.start();
-  }
-
-  private static void awaitLine(Process process, List<String> output, String prefix, int seconds)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-    while (System.nanoTime() < deadline) {
-      if (output.stream().anyMatch(line -> line.startsWith(prefix))) {
-        return;
-      }
-      if (!process.isAlive()) {
-        break;
-      }
-      Thread.sleep(100);
-    }
-    throw new AssertionError(
-        "no line starting with '" + prefix + "' in:\n" + String.join("\n", output));
   }
 }
