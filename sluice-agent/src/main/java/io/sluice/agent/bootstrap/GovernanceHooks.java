@@ -1,6 +1,7 @@
 package io.sluice.agent.bootstrap;
 
 import java.net.URI;
+import java.util.List;
 
 /**
  * What advice calls into: the governance decisions for inbound routes and outbound calls. The agent
@@ -25,6 +26,18 @@ public class GovernanceHooks {
 
   /** No rule applies to the call. */
   public static final long UNGOVERNED = 0L;
+
+  /**
+   * The lane of a request the entry rules left untagged. An entry writes it like any lane, so the
+   * hops after it know the decision was taken and do not draw again; routing treats it as no lane.
+   */
+  public static final String BASE_LANE = SluiceContext.BASE_LANE;
+
+  /** {@link #entryLane} for a {@code jakarta.servlet.http.HttpServletRequest}. */
+  public static final int SERVLET_REQUEST = 0;
+
+  /** {@link #entryLane} for a Spring {@code ServerHttpRequest} (WebFlux, Spring Cloud Gateway). */
+  public static final int REACTIVE_REQUEST = 1;
 
   private static final String[] NO_HEADERS = new String[0];
 
@@ -87,6 +100,44 @@ public class GovernanceHooks {
   public String[] outboundHeaders() {
     SluiceContext context = SluiceContext.current();
     return context == null ? NO_HEADERS : context.outboundHeaders();
+  }
+
+  /**
+   * The lane an inbound request that arrived untagged gets from the lane document's entry rules: a
+   * lane's tag, or {@link #BASE_LANE} when no lane takes it; null (at once) when no lane has entry
+   * rules.
+   *
+   * @param kind {@link #SERVLET_REQUEST} or {@link #REACTIVE_REQUEST}
+   */
+  public String entryLane(Object request, int kind) {
+    return null;
+  }
+
+  /**
+   * The instances a load balancer may pick from for a call made in the current context: those of
+   * the context's lane when the target has any, else the base (untagged) ones. Never allocates once
+   * the list has been seen: decisions are precomputed per instance list.
+   */
+  public List<?> laneInstances(List<?> instances) {
+    return instances;
+  }
+
+  /** This instance's lane (the agent's {@code sluice.lane}), for its registry metadata; or null. */
+  public String instanceLane() {
+    return null;
+  }
+
+  /**
+   * A Spring Cloud Gateway route as a resource (named by its id, as Sentinel's gateway adapter
+   * names it), or null when nothing can govern it.
+   */
+  public Object gatewayResource(Object route) {
+    return null;
+  }
+
+  /** The HTTP status of a reactive server response (a Spring {@code ServerHttpResponse}), or 0. */
+  public int statusOf(Object response) {
+    return 0;
   }
 
   /**

@@ -3,6 +3,7 @@ package io.sluice.agent.governance;
 import io.sluice.agent.bootstrap.BlockVerdict;
 import io.sluice.agent.bootstrap.GovernanceHooks;
 import io.sluice.agent.bootstrap.SluiceContext;
+import io.sluice.agent.lanes.InvalidLanesException;
 import io.sluice.agent.logging.AgentLog;
 import io.sluice.agent.rules.InvalidRulesException;
 import io.sluice.agent.rules.RuleSink;
@@ -14,7 +15,9 @@ import io.sluice.flow.Resource;
 import io.sluice.flow.RuleKind;
 import java.net.URI;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
@@ -38,6 +41,8 @@ public final class FlowGovernor extends GovernanceHooks implements RuleSink {
   private final Map<RuleKind, BlockVerdict> verdicts;
   private final Map<RuleType, Boolean> outboundRulesByType = new EnumMap<>(RuleType.class);
   private final Consumer<String> applicationNameListener;
+  private final LaneGovernance lanes;
+  private final ConcurrentHashMap<String, Resource> gatewayRoutes = new ConcurrentHashMap<>();
   private final AgentLog log;
   private final AtomicBoolean overflowReported = new AtomicBoolean();
   private volatile boolean outboundRules;
@@ -51,7 +56,20 @@ public final class FlowGovernor extends GovernanceHooks implements RuleSink {
       Map<RuleKind, BlockVerdict> verdicts,
       Consumer<String> applicationNameListener,
       AgentLog log) {
+    this(registry, verdicts, applicationNameListener, new LaneGovernance(null, log), log);
+  }
+
+  /**
+   * @param lanes the lanes in force and this instance's own lane
+   */
+  public FlowGovernor(
+      FlowRegistry registry,
+      Map<RuleKind, BlockVerdict> verdicts,
+      Consumer<String> applicationNameListener,
+      LaneGovernance lanes,
+      AgentLog log) {
     this.registry = registry;
+    this.lanes = lanes;
     this.verdicts = new EnumMap<>(verdicts);
     for (RuleKind kind : RuleKind.values()) {
       if (!this.verdicts.containsKey(kind)) {
@@ -136,12 +154,56 @@ public final class FlowGovernor extends GovernanceHooks implements RuleSink {
   }
 
   @Override
+  public String entryLane(Object request, int kind) {
+    return lanes.entryLane(request, kind);
+  }
+
+  @Override
+  public List<?> laneInstances(List<?> instances) {
+    return lanes.laneInstances(instances);
+  }
+
+  @Override
+  public String instanceLane() {
+    return lanes.instanceLane();
+  }
+
+  @Override
+  public Object gatewayResource(Object route) {
+    String id = GatewayRoutes.idOf(route);
+    if (id == null) {
+      return null;
+    }
+    Resource resource = gatewayRoutes.get(id);
+    if (resource == null) {
+      if (gatewayRoutes.size() >= RouteResources.DEFAULT_MAX_ROUTES) {
+        return null;
+      }
+      resource = gatewayRoutes.computeIfAbsent(id, r -> registry.resource(r, Direction.INBOUND));
+    }
+    return resource;
+  }
+
+  @Override
+  public int statusOf(Object response) {
+    return GatewayRoutes.statusOf(response);
+  }
+
+  @Override
   public void springEnvironmentPrepared(String applicationName) {
     applicationNameListener.accept(applicationName);
   }
 
   @Override
   public void apply(RuleType type, String json) throws InvalidRulesException {
+    if (type == RuleType.LANES) {
+      try {
+        lanes.apply(json);
+      } catch (InvalidLanesException e) {
+        throw new InvalidRulesException(e.getMessage(), e);
+      }
+      return;
+    }
     String document = json == null || json.isBlank() ? "[]" : json;
     try {
       registry.load(kindOf(type), document);
@@ -167,6 +229,8 @@ public final class FlowGovernor extends GovernanceHooks implements RuleSink {
         return RuleKind.SYSTEM;
       case AUTHORITY:
         return RuleKind.AUTHORITY;
+      case LANES:
+        throw new IllegalArgumentException("lanes are not a flow rule kind");
       default:
         throw new IllegalArgumentException("unknown rule type " + type);
     }

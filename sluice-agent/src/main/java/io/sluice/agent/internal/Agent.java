@@ -1,6 +1,7 @@
 package io.sluice.agent.internal;
 
 import io.sluice.agent.governance.FlowGovernor;
+import io.sluice.agent.governance.LaneGovernance;
 import io.sluice.agent.logging.AgentLog;
 import io.sluice.agent.rules.RuleType;
 import io.sluice.agent.rules.RuleWatcher;
@@ -35,7 +36,16 @@ final class Agent {
             FlowGovernor.verdicts(
                 config.flowBlockStatus(), config.degradeBlockStatus(), config.retryAfterSeconds()),
             this::onSpringApplicationName,
+            new LaneGovernance(config.lane(), log),
             log);
+    if (config.lane() != null) {
+      log.info(
+          "this instance is in lane '"
+              + config.lane()
+              + "' (from "
+              + config.sourceOf(AgentConfig.LANE)
+              + "); registrations through nacos-client carry it as metadata sluice.lane");
+    }
   }
 
   FlowGovernor governor() {

@@ -55,6 +55,9 @@ public final class AgentConfig {
           DISABLED_INSTRUMENTATIONS,
           LISTEN_HOLD_MS);
 
+  private static final java.util.regex.Pattern LANE_TAG =
+      java.util.regex.Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
+
   private final Map<String, String> values;
   private final Map<String, String> sources;
 
@@ -89,6 +92,18 @@ public final class AgentConfig {
       if (!KEYS.contains(key)) {
         throw new IllegalArgumentException("unknown agent argument '" + key + "'; known: " + KEYS);
       }
+    }
+    if ("base".equals(values.get(LANE))) {
+      values.remove(LANE); // "base" is no lane
+    }
+    String lane = values.get(LANE);
+    if (lane != null && !LANE_TAG.matcher(lane).matches()) {
+      throw new IllegalArgumentException(
+          "lane '"
+              + lane
+              + "' (from "
+              + sources.get(LANE)
+              + ") must be 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit");
     }
     // Spring's own sources of the application name, readable before Spring starts.
     if (!values.containsKey(APP_NAME)) {
@@ -171,6 +186,7 @@ public final class AgentConfig {
     return values.get(APP_NAME);
   }
 
+  /** This instance's lane tag, or null for a base instance. */
   public String lane() {
     return values.get(LANE);
   }

@@ -9,10 +9,15 @@ import io.sluice.agent.instrumentation.apachehttpclient5.ClassicClientInstrument
 import io.sluice.agent.instrumentation.executors.ExecutorsInstrumentation;
 import io.sluice.agent.instrumentation.httpurlconnection.HttpUrlConnectionInstrumentation;
 import io.sluice.agent.instrumentation.jdkhttpclient.HttpClientInstrumentation;
+import io.sluice.agent.instrumentation.nacosclient2.NamingServiceInstrumentation;
 import io.sluice.agent.instrumentation.okhttp4.RealCallInstrumentation;
+import io.sluice.agent.instrumentation.reactornetty1.HttpServerInstrumentation;
 import io.sluice.agent.instrumentation.servletjakarta.HttpServletInstrumentation;
 import io.sluice.agent.instrumentation.springboot.SpringApplicationInstrumentation;
+import io.sluice.agent.instrumentation.springcloudgateway4.FilteringWebHandlerInstrumentation;
+import io.sluice.agent.instrumentation.springcloudloadbalancer4.LoadBalancerInstrumentation;
 import io.sluice.agent.instrumentation.springweb6.ClientHttpRequestInstrumentation;
+import io.sluice.agent.instrumentation.springwebflux6.ServerEntryInstrumentation;
 import io.sluice.agent.instrumentation.springwebmvc6.HandlerAdapterInstrumentation;
 import io.sluice.agent.logging.AgentLog;
 import io.sluice.flow.FlowRegistry;
@@ -49,6 +54,11 @@ public final class AgentInstaller {
         new HttpUrlConnectionInstrumentation(),
         new ClassicClientInstrumentation(),
         new RealCallInstrumentation(),
+        new ServerEntryInstrumentation(),
+        new HttpServerInstrumentation(),
+        new FilteringWebHandlerInstrumentation(),
+        new LoadBalancerInstrumentation(),
+        new NamingServiceInstrumentation(),
         new ExecutorsInstrumentation());
   }
 

@@ -94,7 +94,7 @@ public final class RuleWatcher implements AutoCloseable {
       AgentLog log) {
     Map<ConfigKey, RuleType> watched = new LinkedHashMap<>();
     for (RuleType type : types) {
-      watched.put(new ConfigKey(type.dataId(applicationName), RuleType.GROUP, namespace), type);
+      watched.put(new ConfigKey(type.dataId(applicationName), type.group(), namespace), type);
     }
     // Synchronous sends only: a direct executor keeps the client from starting a pool of its own,
     // so the watcher costs its own thread plus the client's selector thread, nothing more. The

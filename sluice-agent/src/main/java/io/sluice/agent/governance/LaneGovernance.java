@@ -1,0 +1,94 @@
+package io.sluice.agent.governance;
+
+import io.sluice.agent.bootstrap.GovernanceHooks;
+import io.sluice.agent.bootstrap.SluiceContext;
+import io.sluice.agent.lanes.InvalidLanesException;
+import io.sluice.agent.lanes.LaneDocument;
+import io.sluice.agent.lanes.LaneRouter;
+import io.sluice.agent.lanes.Lanes;
+import io.sluice.agent.lanes.RequestReader;
+import io.sluice.agent.logging.AgentLog;
+import java.util.List;
+
+/**
+ * The lanes as the agent applies them: the lane document in force (replaced whole by the rule
+ * watcher), the entry evaluation for each kind of inbound request, the lane routing of load
+ * balancers, and this instance's own lane for its registry metadata.
+ *
+ * <p>Concurrency: {@code lanes} is one volatile reference, read once per decision; the readers and
+ * the router are thread-safe.
+ */
+public final class LaneGovernance {
+  private final String instanceLane;
+  private final AgentLog log;
+  private final LaneRouter<Object> router = new LaneRouter<>(ServiceInstanceTags::tagOf);
+  private final ClassValue<RequestReader<Object>> servletReaders =
+      new ClassValue<>() {
+        @Override
+        protected RequestReader<Object> computeValue(Class<?> type) {
+          return ServletRequestReader.forClass(type);
+        }
+      };
+  private final ClassValue<RequestReader<Object>> reactiveReaders =
+      new ClassValue<>() {
+        @Override
+        protected RequestReader<Object> computeValue(Class<?> type) {
+          return ReactiveRequestReader.forClass(type);
+        }
+      };
+  private volatile Lanes lanes = Lanes.NONE;
+
+  /**
+   * @param instanceLane this instance's lane from the agent's configuration, or null for base
+   */
+  public LaneGovernance(String instanceLane, AgentLog log) {
+    this.instanceLane = instanceLane;
+    this.log = log;
+  }
+
+  /** Replaces the lanes in force; an invalid document changes nothing. */
+  public void apply(String document) throws InvalidLanesException {
+    Lanes parsed = LaneDocument.parse(document);
+    lanes = parsed;
+    log.info("lanes in force: " + (parsed.lanes().isEmpty() ? "none" : parsed.toString()));
+  }
+
+  public Lanes lanes() {
+    return lanes;
+  }
+
+  String instanceLane() {
+    return instanceLane;
+  }
+
+  /** The entry tag of an untagged request; see {@link GovernanceHooks#entryLane}. */
+  String entryLane(Object request, int kind) {
+    Lanes current = lanes;
+    if (!current.hasEntryRules() || request == null) {
+      return null;
+    }
+    RequestReader<Object> reader =
+        kind == GovernanceHooks.SERVLET_REQUEST
+            ? servletReaders.get(request.getClass())
+            : reactiveReaders.get(request.getClass());
+    if (reader == null) {
+      return null;
+    }
+    String tag = current.entryTag(request, reader);
+    return tag == null ? GovernanceHooks.BASE_LANE : tag;
+  }
+
+  /** The instances a call in the current context may go to. */
+  @SuppressWarnings("unchecked")
+  List<?> laneInstances(List<?> instances) {
+    if (instances == null || instances.isEmpty()) {
+      return instances;
+    }
+    SluiceContext context = SluiceContext.current();
+    String tag = context == null ? null : context.lane();
+    if (tag != null && (tag.equals(GovernanceHooks.BASE_LANE) || lanes.routesAsBase(tag))) {
+      tag = null;
+    }
+    return router.select((List<Object>) instances, tag);
+  }
+}

@@ -1,0 +1,48 @@
+package io.sluice.agent.instrumentation.springwebflux6;
+
+import io.sluice.agent.bootstrap.GovernanceHooks;
+import io.sluice.agent.bootstrap.SluiceContext;
+import io.sluice.agent.bootstrap.SluiceHooks;
+import net.bytebuddy.asm.Advice;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.server.reactive.ServerHttpRequest;
+
+/**
+ * Woven into {@code HttpWebHandlerAdapter.handle(ServerHttpRequest, ServerHttpResponse)}, where a
+ * WebFlux server (a Spring Cloud Gateway) starts handling a request: reads the request's context,
+ * tags an untagged request by the entry rules, and when the request does not yet carry {@code
+ * x-sluice-lane} adds it to the request itself, so everything downstream (a gateway's proxied call,
+ * its load balancer) sees the lane. The context is made current only inside the server scope the
+ * Reactor Netty hook opened for this request, which ends when the request's pipeline has been
+ * subscribed: nothing is left on the shared event loop.
+ */
+public final class ServerEntryAdvice {
+  private ServerEntryAdvice() {}
+
+  @Advice.OnMethodEnter(suppress = Throwable.class)
+  public static void enter(
+      @Advice.Argument(value = 0, readOnly = false) ServerHttpRequest request) {
+    HttpHeaders headers = request.getHeaders();
+    String origin = headers.getFirst(SluiceContext.Headers.ORIGIN);
+    String sluiceLane = headers.getFirst(SluiceContext.Headers.LANE);
+    SluiceContext context =
+        SluiceContext.inbound(
+            origin,
+            sluiceLane,
+            headers.getFirst(SluiceContext.Headers.MSE_LANE),
+            headers.getFirst(SluiceContext.Headers.BAGGAGE));
+    if (context == null || context.lane() == null) {
+      String entered = SluiceHooks.get().entryLane(request, GovernanceHooks.REACTIVE_REQUEST);
+      if (entered != null) {
+        context = SluiceContext.of(origin, entered);
+      }
+    }
+    if (context == null) {
+      return;
+    }
+    if (sluiceLane == null && context.lane() != null) {
+      request = request.mutate().header(SluiceContext.Headers.LANE, context.lane()).build();
+    }
+    SluiceContext.attachInServerScope(context);
+  }
+}
