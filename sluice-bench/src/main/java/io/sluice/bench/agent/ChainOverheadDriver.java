@@ -41,9 +41,11 @@ import java.util.function.ToDoubleFunction;
  *   --rates 250,500 --warmup 60 --settle 20 --measure 60 --rounds 3
  * </pre>
  *
- * <p>{@code --spring 3.2|3.5|4.0} picks the Spring generation (default 3.5); {@code --app-cpus 1}
- * runs every application under {@code taskset -c 1}, {@code --driver-cpus 0} pins this JVM (the
- * driver and both servers); by default nothing is pinned.
+ * <p>{@code --mode alternating} drives one copy at a time, the other idle, in windows next to each
+ * other (the order flips every round), for rates the machine cannot serve twice over; {@code
+ * --spring 3.2|3.5|4.0} picks the Spring generation (default 3.5); {@code --app-cpus 1} runs every
+ * application under {@code taskset -c 1}, {@code --driver-cpus 0} pins this JVM (the driver and
+ * both servers); by default nothing is pinned.
  */
 public final class ChainOverheadDriver {
   /** The services a request through the chain crosses. */
@@ -118,6 +120,7 @@ public final class ChainOverheadDriver {
     int rounds = Integer.parseInt(options.getOrDefault("rounds", "3"));
     String appCpus = options.get("app-cpus");
     String driverCpus = options.get("driver-cpus");
+    boolean alternating = "alternating".equals(options.getOrDefault("mode", "side-by-side"));
     Path javaHome = Path.of(options.getOrDefault("java-home", System.getProperty("java.home")));
     List<String> jvmOptions =
         List.of(
@@ -132,9 +135,10 @@ public final class ChainOverheadDriver {
     }
     System.out.printf(
         Locale.ROOT,
-        "chain overhead: %s, rates %s req/s, warm-up %d s, settle %d s, measured %d s, %d rounds,"
-            + " apps on CPUs %s, driver on CPUs %s, %d cores, JVM %s %s, load %s, work %s%n",
+        "chain overhead: %s, %s, rates %s req/s, warm-up %d s, settle %d s, measured %d s, %d"
+            + " rounds, apps on CPUs %s, driver on CPUs %s, %d cores, JVM %s %s, load %s, work %s%n",
         generation,
+        alternating ? "one copy at a time (alternating)" : "side by side",
         rates,
         warmup,
         settle,
@@ -187,33 +191,37 @@ public final class ChainOverheadDriver {
           grayShare(none),
           grayShare(agent));
 
-      HttpClient noneHttp = client();
-      HttpClient agentHttp = client();
+      Copy noneCopy = new Copy("none", none, client());
+      Copy agentCopy = new Copy("agent", agent, client());
+      List<Copy> both = List.of(noneCopy, agentCopy);
       double top = rates.stream().mapToDouble(Double::doubleValue).max().orElseThrow();
       // Ten JVMs compiling their hot paths at once can take both cores for a while: ramp up.
       System.out.printf(Locale.ROOT, "warming up to %.0f req/s over %d s…%n", top, warmup);
       for (double share : List.of(0.25, 0.5, 1.0)) {
-        drive(pool, none, noneHttp, agent, agentHttp, top * share, Math.max(1, warmup / 3));
+        drive(pool, both, top * share, Math.max(1, warmup / 3));
       }
 
       List<Window> windows = new ArrayList<>();
       for (int round = 1; round <= rounds; round++) {
         for (double rate : rates) {
-          drive(pool, none, noneHttp, agent, agentHttp, rate, settle);
           String loadBefore = loadAverage();
-          Map<ChainInstance, ProcessSample> before = samples(none, agent);
-          long started = System.nanoTime();
-          List<OpenLoopLoad.Result> loads =
-              drive(pool, none, noneHttp, agent, agentHttp, rate, measure);
-          double seconds = (System.nanoTime() - started) / 1e9;
-          Map<ChainInstance, ProcessSample> after = samples(none, agent);
+          Map<String, ChainFigures> figures = new LinkedHashMap<>();
+          if (alternating) {
+            // One copy at a time, the other idle; the order flips every round.
+            List<Copy> order = round % 2 == 1 ? both : List.of(agentCopy, noneCopy);
+            for (Copy copy : order) {
+              figures.putAll(window(pool, List.of(copy), rate, settle, measure));
+            }
+          } else {
+            figures.putAll(window(pool, both, rate, settle, measure));
+          }
           Window window =
               new Window(
                   round,
                   rate,
                   (int) (rate * measure),
-                  figures("none", none, loads.get(0), before, after, seconds),
-                  figures("agent", agent, loads.get(1), before, after, seconds),
+                  figures.get("none"),
+                  figures.get("agent"),
                   loadBefore,
                   loadAverage());
           windows.add(window);
@@ -302,31 +310,52 @@ public final class ChainOverheadDriver {
         .build();
   }
 
-  /** Drives both copies at {@code rate} over the same {@code seconds}; none's result first. */
-  static List<OpenLoopLoad.Result> drive(
-      ExecutorService pool,
-      DemoChain none,
-      HttpClient noneHttp,
-      DemoChain agent,
-      HttpClient agentHttp,
-      double rate,
-      int seconds)
+  /** One copy of the chain as the driver sees it. */
+  record Copy(String mode, DemoChain chain, HttpClient http) {}
+
+  /**
+   * Drives {@code copies} together at {@code rate}: {@code settle} seconds, then {@code measure}
+   * seconds measured. Returns each copy's figures by mode.
+   */
+  static Map<String, ChainFigures> window(
+      ExecutorService pool, List<Copy> copies, double rate, int settle, int measure)
       throws Exception {
-    URI noneUri = none.gateway("/a/httpTest");
-    URI agentUri = agent.gateway("/a/httpTest");
-    Future<OpenLoopLoad.Result> a =
-        pool.submit(
-            () -> OpenLoopLoad.run(noneHttp, i -> noneUri, rate, Duration.ofSeconds(seconds)));
-    Future<OpenLoopLoad.Result> b =
-        pool.submit(
-            () -> OpenLoopLoad.run(agentHttp, i -> agentUri, rate, Duration.ofSeconds(seconds)));
-    return List.of(a.get(), b.get());
+    drive(pool, copies, rate, settle);
+    Map<ChainInstance, ProcessSample> before = samples(copies);
+    long started = System.nanoTime();
+    List<OpenLoopLoad.Result> loads = drive(pool, copies, rate, measure);
+    double seconds = (System.nanoTime() - started) / 1e9;
+    Map<ChainInstance, ProcessSample> after = samples(copies);
+    Map<String, ChainFigures> figures = new LinkedHashMap<>();
+    for (int i = 0; i < copies.size(); i++) {
+      Copy copy = copies.get(i);
+      figures.put(
+          copy.mode(), figures(copy.mode(), copy.chain(), loads.get(i), before, after, seconds));
+    }
+    return figures;
   }
 
-  static Map<ChainInstance, ProcessSample> samples(DemoChain... chains) throws IOException {
+  /** Drives {@code copies} at {@code rate} over the same {@code seconds}; results in order. */
+  static List<OpenLoopLoad.Result> drive(
+      ExecutorService pool, List<Copy> copies, double rate, int seconds) throws Exception {
+    List<Future<OpenLoopLoad.Result>> running = new ArrayList<>();
+    for (Copy copy : copies) {
+      URI uri = copy.chain().gateway("/a/httpTest");
+      running.add(
+          pool.submit(
+              () -> OpenLoopLoad.run(copy.http(), i -> uri, rate, Duration.ofSeconds(seconds))));
+    }
+    List<OpenLoopLoad.Result> results = new ArrayList<>();
+    for (Future<OpenLoopLoad.Result> result : running) {
+      results.add(result.get());
+    }
+    return results;
+  }
+
+  static Map<ChainInstance, ProcessSample> samples(List<Copy> copies) throws IOException {
     Map<ChainInstance, ProcessSample> samples = new LinkedHashMap<>();
-    for (DemoChain chain : chains) {
-      for (ChainInstance instance : chain.instances()) {
+    for (Copy copy : copies) {
+      for (ChainInstance instance : copy.chain().instances()) {
         samples.put(instance, ProcessSample.of(instance.pid()));
       }
     }
