@@ -1,7 +1,6 @@
 package io.sluice.e2e.chain;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
@@ -64,13 +63,9 @@ abstract class ChainScenarios {
   @Test
   void keepsUntaggedRequestsOnBaseInstances() throws Exception {
     ChainInstance grayB = chain.instance("b", "gray");
-    boolean tagged =
-        chain.registered("b").stream()
-            .anyMatch(r -> r.port() == grayB.port() && r.metadata().containsValue("gray"));
-    // Lane routing comes with the agent's lane support (issue 10, the lanes branch); until the
-    // agent tags the gray instance in the registry, a plain round robin sends half of b's calls to
-    // it, and this test is skipped rather than passed.
-    assumeTrue(tagged, "the agent does not tag lane instances in the registry yet");
+    // The agent put the instance into its lane when it registered (-Dsluice.lane=gray).
+    assertThat(chain.registered("b"))
+        .anyMatch(r -> r.port() == grayB.port() && "gray".equals(r.metadata().get("sluice.lane")));
 
     for (String body : bodies("/a/httpTest", 100)) {
       assertThat(body).isEqualTo("gateway > a[base] > b[base] > c[base]");

@@ -352,13 +352,23 @@ public final class DemoChain implements AutoCloseable {
     }
   }
 
-  private boolean isRegistered(ChainInstance instance) throws Exception {
-    return server.instances(instance.app()).stream()
-        .anyMatch(r -> r.port() == instance.port() && r.healthy());
+  /** Whether the registry lists it healthy; false while the registry does not answer in time. */
+  private boolean isRegistered(ChainInstance instance) throws InterruptedException {
+    try {
+      return server.instances(instance.app()).stream()
+          .anyMatch(r -> r.port() == instance.port() && r.healthy());
+    } catch (IOException busy) {
+      return false;
+    }
   }
 
-  private boolean isListed(ChainInstance instance) throws Exception {
-    return server.instances(instance.app()).stream().anyMatch(r -> r.port() == instance.port());
+  /** Whether the registry lists it; true while the registry does not answer in time. */
+  private boolean isListed(ChainInstance instance) throws InterruptedException {
+    try {
+      return server.instances(instance.app()).stream().anyMatch(r -> r.port() == instance.port());
+    } catch (IOException busy) {
+      return true;
+    }
   }
 
   private void checkDeadline(long deadline, String what) {

@@ -55,11 +55,19 @@ class DemoCommandIT {
       assertThat(output)
           .anyMatch(line -> line.contains("plus b[gray] c[gray]"))
           .anyMatch(line -> line.contains("curl " + gateway + "/a/httpTest"))
+          .anyMatch(line -> line.contains("the 50 % lane"))
           .anyMatch(line -> line.contains("Ctrl-C stops everything"));
 
       HttpResponse<String> path = get(gateway + "/a/httpTest");
       assertThat(path.statusCode()).isEqualTo(200);
       assertThat(path.body()).matches(DemoChain.PATH);
+      HttpResponse<String> gray =
+          http.send(
+              HttpRequest.newBuilder(URI.create(gateway + "/a/httpTest"))
+                  .header("x-sluice-lane", "gray")
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(gray.body()).isEqualTo("gateway > a[base] > b[gray] > c[gray]");
       String api = "http://127.0.0.1:" + serverPort + "/nacos/v1/cs/configs";
       assertThat(get(api + "?group=SLUICE&dataId=lanes").body()).contains("\"percentage\":50");
       for (String app : DemoChain.APPS) {
