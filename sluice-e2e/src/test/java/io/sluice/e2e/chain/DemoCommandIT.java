@@ -95,10 +95,13 @@ class DemoCommandIT {
         HttpRequest.newBuilder(URI.create(uri)).build(), HttpResponse.BodyHandlers.ofString());
   }
 
-  /** A port P with P+1..P+3, P+12 and P+13 free too: the demo's instances. */
+  /**
+   * A port P with P+1..P+3, P+12 and P+13 free too: the demo's instances. Below Linux's ephemeral
+   * range (32768 and up), so that a burst of client connections elsewhere cannot take them.
+   */
   private static int gatewayPortWithFreeNeighbours() {
     for (int attempt = 0; attempt < 200; attempt++) {
-      int port = ThreadLocalRandom.current().nextInt(52_000, 60_000);
+      int port = ThreadLocalRandom.current().nextInt(22_000, 32_000);
       if (List.of(0, 1, 2, 3, 12, 13).stream().allMatch(offset -> isFree(port + offset))) {
         return port;
       }
