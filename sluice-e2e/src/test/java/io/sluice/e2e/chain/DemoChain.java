@@ -37,8 +37,8 @@ import java.util.stream.Stream;
  * for it ask for the same one (e2e runs its classes in name order: name chain tests {@code
  * Boot35...IT} to group them by generation).
  *
- * <p>Concurrency: one caller drives a chain at a time (a test class, a benchmark); instances
- * guard their own process, and the shutdown hook, the only other thread, only kills.
+ * <p>Concurrency: one caller drives a chain at a time (a test class, a benchmark); instances guard
+ * their own process, and the shutdown hook, the only other thread, only kills.
  *
  * <pre>{@code
  * DemoChain chain = DemoChain.builder().generation(SpringGeneration.SPRING_BOOT_4_0).start();
