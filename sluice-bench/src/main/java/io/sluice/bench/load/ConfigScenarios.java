@@ -18,6 +18,7 @@ import java.util.concurrent.atomic.LongAdder;
 final class ConfigScenarios {
   static final String GROUP = "SLUICE_BENCH";
   private static final int SEED_CONCURRENCY = 64;
+  private static final int SEED_ATTEMPTS = 5;
 
   private final Settings settings;
   private final ConfigClient client;
@@ -58,17 +59,39 @@ final class ConfigScenarios {
     return content('s', i, settings.configBytes());
   }
 
-  /** Publishes every config once, with its seed content, through {@code seeder}. */
+  /**
+   * Publishes every config once, with its seed content, through {@code seeder}. A failed publish is
+   * tried again up to {@value #SEED_ATTEMPTS} times in all: seeding is set-up, not measurement, and
+   * Nacos's embedded Derby store refuses some concurrent publishes ("A lock could not be obtained
+   * within the time requested") when the machine is busy.
+   */
   void seed(ConfigClient seeder) {
     List<CompletableFuture<?>> inFlight = new ArrayList<>();
     for (int i = 0; i < dataIds.length; i++) {
-      inFlight.add(seeder.publish(dataIds[i], GROUP, seedContent(i)));
+      String dataId = dataIds[i];
+      String content = seedContent(i);
+      inFlight.add(withRetries(() -> seeder.publish(dataId, GROUP, content), SEED_ATTEMPTS));
       if (inFlight.size() == SEED_CONCURRENCY) {
         CompletableFuture.allOf(inFlight.toArray(CompletableFuture[]::new)).join();
         inFlight.clear();
       }
     }
     CompletableFuture.allOf(inFlight.toArray(CompletableFuture[]::new)).join();
+  }
+
+  private static CompletableFuture<?> withRetries(
+      java.util.function.Supplier<CompletableFuture<?>> attempt, int attempts) {
+    CompletableFuture<?> first = attempt.get();
+    if (attempts <= 1) {
+      return first;
+    }
+    return first
+        .<CompletableFuture<?>>handle(
+            (ok, failure) ->
+                failure == null
+                    ? CompletableFuture.completedFuture(ok)
+                    : withRetries(attempt, attempts - 1))
+        .thenCompose(f -> f);
   }
 
   LoadLoop.Operation query() {

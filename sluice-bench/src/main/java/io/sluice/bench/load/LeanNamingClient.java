@@ -87,7 +87,7 @@ final class LeanNamingClient implements NamingClient {
   }
 
   @Override
-  public AutoCloseable subscribe(String service, ServiceEvents events) {
+  public AutoCloseable subscribe(List<String> services, ServiceEvents events) {
     PushHandler onPush =
         (connection, push, received) -> {
           if (!push.type().equals("NotifySubscriberRequest")) {
@@ -105,10 +105,18 @@ final class LeanNamingClient implements NamingClient {
           }
         };
     LeanConnection c = transport.connectNow(LeanTransport.namingLabels(), onPush);
-    c.call(
-            "SubscribeServiceRequest",
-            Requests.subscribe(c.nextRequestId(), NAMESPACE, GROUP, service, true))
-        .join();
+    List<CompletableFuture<?>> subscribed = new java.util.ArrayList<>();
+    for (String service : services) {
+      subscribed.add(
+          c.call(
+              "SubscribeServiceRequest",
+              Requests.subscribe(c.nextRequestId(), NAMESPACE, GROUP, service, true)));
+      if (subscribed.size() == 64) {
+        CompletableFuture.allOf(subscribed.toArray(CompletableFuture[]::new)).join();
+        subscribed.clear();
+      }
+    }
+    CompletableFuture.allOf(subscribed.toArray(CompletableFuture[]::new)).join();
     return c;
   }
 

@@ -195,6 +195,14 @@ public final class LoadDriver implements Runnable {
     int subscribersPerService;
 
     @Option(
+        names = "--push-shared",
+        description =
+            "naming-push: providers-per-service provider applications and subscribers-per-service"
+                + " subscriber applications, each on one connection covering every service"
+                + " (default: a connection per provider and per subscriber).")
+    boolean pushShared;
+
+    @Option(
         names = "--churn-rate",
         defaultValue = "100",
         description = "naming-push: provider registrations/deregistrations per second.")
@@ -300,6 +308,7 @@ public final class LoadDriver implements Runnable {
           s ? Math.min(pushServices, 10) : pushServices,
           providersPerService,
           subscribersPerService,
+          pushShared,
           s ? Math.min(churnRate, 20) : churnRate,
           metadataBytes);
     }

@@ -1,5 +1,6 @@
 package io.sluice.bench.load;
 
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
@@ -22,8 +23,11 @@ interface NamingClient extends AutoCloseable {
   /** A provider on its own connection. */
   Provider provider() throws Exception;
 
-  /** Subscribes to {@code service} from a connection of its own; closing it disconnects. */
-  AutoCloseable subscribe(String service, ServiceEvents events) throws Exception;
+  /**
+   * Subscribes to {@code services} from one connection of its own (one application subscribing to
+   * them); closing it disconnects.
+   */
+  AutoCloseable subscribe(List<String> services, ServiceEvents events) throws Exception;
 
   interface Provider extends AutoCloseable {
     CompletableFuture<?> register(

@@ -120,70 +120,103 @@ final class NamingScenarios {
 
   /**
    * {@code pushServices} services, each with {@code providersPerService} providers and {@code
-   * subscribersPerService} subscribers, every one on its own connection. A churner picks the
-   * services round-robin at {@code churnRate} per second and flips one random provider of it
-   * (register if absent, deregister if present). A subscriber's latency is from the change being
-   * sent to the first push whose instance list shows the state after it; pushes of an intermediate
-   * state count as pushes but not as deliveries.
+   * subscribersPerService} subscribers. Per connection (the default), every provider and subscriber
+   * has a connection of its own; shared ({@code pushShared}), there are {@code providersPerService}
+   * provider applications that each register one instance in every service and {@code
+   * subscribersPerService} subscriber applications that each subscribe to every service, one
+   * connection each: the same 1 : 3 : 3 ratio of instances and subscriptions, and the same pushes
+   * per change, from a handful of clients, so that the official client can take part with a
+   * thousand services. A churner picks the services round-robin at {@code churnRate} per second and
+   * flips one random provider of it (register if absent, deregister if present). A subscriber's
+   * latency is from the change being sent to the first push whose instance list shows the state
+   * after it; pushes of an intermediate state count as pushes but not as deliveries.
    */
   ScenarioResult push() throws Exception {
     int services = settings.pushServices();
     int providersPer = settings.providersPerService();
+    int subscribersPer = settings.subscribersPerService();
+    boolean shared = settings.pushShared();
     if (providersPer > 31) {
       throw new IllegalArgumentException("at most 31 providers per service in the push scenario");
     }
     ServiceState[] states = new ServiceState[services];
     Map<String, Integer> indexOf = new java.util.HashMap<>();
+    List<String> allServices = new ArrayList<>(services);
     for (int s = 0; s < services; s++) {
       states[s] = new ServiceState();
       indexOf.put(service(s), s);
+      allServices.add(service(s));
     }
     LatencyStats delivered = new LatencyStats();
     LatencyStats changes = new LatencyStats();
     List<NamingClient.Provider> providers = new ArrayList<>();
     List<AutoCloseable> subscribers = new ArrayList<>();
     try {
+      if (shared) {
+        for (int p = 0; p < providersPer; p++) {
+          providers.add(client.provider());
+        }
+      }
       List<CompletableFuture<?>> registered = new ArrayList<>();
       for (int s = 0; s < services; s++) {
         for (int p = 0; p < providersPer; p++) {
-          NamingClient.Provider provider = client.provider();
-          providers.add(provider);
+          NamingClient.Provider provider;
+          if (shared) {
+            provider = providers.get(p);
+          } else {
+            provider = client.provider();
+            providers.add(provider);
+          }
           registered.add(provider.register(service(s), ip(3, s), PROVIDER_BASE_PORT + p, metadata));
+          if (registered.size() == 64) {
+            CompletableFuture.allOf(registered.toArray(CompletableFuture[]::new)).join();
+            registered.clear();
+          }
         }
         states[s].mask = (1 << providersPer) - 1;
         states[s].expectedMask = states[s].mask;
       }
       CompletableFuture.allOf(registered.toArray(CompletableFuture[]::new)).join();
 
-      for (int s = 0; s < services; s++) {
-        for (int q = 0; q < settings.subscribersPerService(); q++) {
-          long[] seen = new long[1];
-          subscribers.add(
-              client.subscribe(
-                  service(s),
-                  (name, ports, bytes, nanos) -> {
-                    delivered.event(bytes);
-                    Integer index = indexOf.get(ungrouped(name));
-                    if (index == null) {
-                      return;
-                    }
-                    ServiceState state = states[index];
-                    int mask = 0;
-                    for (int port : ports) {
-                      int bit = port - PROVIDER_BASE_PORT;
-                      if (bit >= 0 && bit < 31) {
-                        mask |= 1 << bit;
-                      }
-                    }
-                    synchronized (seen) {
-                      long changeSeq = state.changeSeq;
-                      if (mask == state.expectedMask && changeSeq > seen[0]) {
-                        seen[0] = changeSeq;
-                        delivered.record(nanos - state.changedNanos);
-                      }
-                    }
-                  }));
+      List<List<String>> subscriptions = new ArrayList<>();
+      if (shared) {
+        for (int q = 0; q < subscribersPer; q++) {
+          subscriptions.add(allServices);
         }
+      } else {
+        for (String service : allServices) {
+          for (int q = 0; q < subscribersPer; q++) {
+            subscriptions.add(List.of(service));
+          }
+        }
+      }
+      for (List<String> subscribed : subscriptions) {
+        long[] seen = new long[services];
+        subscribers.add(
+            client.subscribe(
+                subscribed,
+                (name, ports, bytes, nanos) -> {
+                  delivered.event(bytes);
+                  Integer index = indexOf.get(ungrouped(name));
+                  if (index == null) {
+                    return;
+                  }
+                  ServiceState state = states[index];
+                  int mask = 0;
+                  for (int port : ports) {
+                    int bit = port - PROVIDER_BASE_PORT;
+                    if (bit >= 0 && bit < 31) {
+                      mask |= 1 << bit;
+                    }
+                  }
+                  synchronized (seen) {
+                    long changeSeq = state.changeSeq;
+                    if (mask == state.expectedMask && changeSeq > seen[index]) {
+                      seen[index] = changeSeq;
+                      delivered.record(nanos - state.changedNanos);
+                    }
+                  }
+                }));
       }
 
       LoadLoop.Operation churn =
@@ -199,7 +232,7 @@ final class NamingScenarios {
               state.changedNanos = System.nanoTime();
               state.changeSeq = state.changeSeq + 1;
             }
-            NamingClient.Provider provider = providers.get(s * providersPer + p);
+            NamingClient.Provider provider = providers.get(shared ? p : s * providersPer + p);
             return register
                 ? provider.register(service(s), ip(3, s), PROVIDER_BASE_PORT + p, metadata)
                 : provider.deregister(service(s), ip(3, s), PROVIDER_BASE_PORT + p);
@@ -219,6 +252,7 @@ final class NamingScenarios {
               failures);
       LatencyStats.Snapshot pushes = window.main();
       double cpu = window.serverCpuSeconds();
+      long changeCount = window.stats().get("change").count();
       return ScenarioResult.of(
               "naming-push",
               clientName,
@@ -226,19 +260,29 @@ final class NamingScenarios {
                   + ":"
                   + providersPer * services
                   + ":"
-                  + settings.subscribersPerService() * services,
+                  + subscribersPer * services
+                  + (shared ? " shared" : ""),
               window)
           .put("services", services)
           .put("providers", providersPer * services)
-          .put("subscribers", settings.subscribersPerService() * services)
+          .put("subscribers", subscribersPer * services)
+          .put("pushConnections", providers.size() + subscriptions.size())
           .put(
               "changesPerSec",
               ScenarioResult.round(window.stats().get("change").count() / window.seconds(), 1))
           .put("pushesPerSec", ScenarioResult.round(pushes.events() / window.seconds(), 1))
+          .put(
+              "pushesPerChange",
+              changeCount == 0
+                  ? null
+                  : ScenarioResult.round((double) pushes.events() / changeCount, 2))
           .put("pushedBytesPerSec", ScenarioResult.round(pushes.bytes() / window.seconds(), 0))
           .put(
               "pushesPerServerCpuSec",
-              cpu > 0 ? ScenarioResult.round(pushes.events() / cpu, 0) : null);
+              cpu > 0 ? ScenarioResult.round(pushes.events() / cpu, 0) : null)
+          .put(
+              "pushedBytesPerServerCpuSec",
+              cpu > 0 && pushes.bytes() > 0 ? ScenarioResult.round(pushes.bytes() / cpu, 0) : null);
     } finally {
       for (AutoCloseable subscriber : subscribers) {
         subscriber.close();

@@ -113,21 +113,24 @@ final class OfficialNamingClient implements NamingClient {
   }
 
   @Override
-  public AutoCloseable subscribe(String service, ServiceEvents events) throws NacosException {
+  public AutoCloseable subscribe(List<String> services, ServiceEvents events)
+      throws NacosException {
     NamingService naming = NacosFactory.createNamingService(properties);
-    naming.subscribe(
-        service,
-        GROUP,
-        event -> {
-          if (event instanceof NamingEvent changed) {
-            List<Instance> instances = changed.getInstances();
-            int[] ports = new int[instances.size()];
-            for (int i = 0; i < ports.length; i++) {
-              ports[i] = instances.get(i).getPort();
+    for (String service : services) {
+      naming.subscribe(
+          service,
+          GROUP,
+          event -> {
+            if (event instanceof NamingEvent changed) {
+              List<Instance> instances = changed.getInstances();
+              int[] ports = new int[instances.size()];
+              for (int i = 0; i < ports.length; i++) {
+                ports[i] = instances.get(i).getPort();
+              }
+              events.pushed(service, ports, 0, System.nanoTime());
             }
-            events.pushed(service, ports, 0, System.nanoTime());
-          }
-        });
+          });
+    }
     return () -> shutDown(naming);
   }
 

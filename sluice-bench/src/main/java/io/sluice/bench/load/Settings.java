@@ -9,6 +9,8 @@ import java.time.Duration;
  * @param connections lean driver: connections the load is multiplexed over; official client: {@code
  *     ConfigService}/{@code NamingService} instances
  * @param rate open loop: operations per second; 0 means 70 % of what the closed loop reached
+ * @param pushShared naming-push: a few provider and subscriber applications that each cover every
+ *     service, instead of one connection per provider and per subscriber
  */
 record Settings(
     String host,
@@ -30,6 +32,7 @@ record Settings(
     int pushServices,
     int providersPerService,
     int subscribersPerService,
+    boolean pushShared,
     double churnRate,
     int metadataBytes) {
 

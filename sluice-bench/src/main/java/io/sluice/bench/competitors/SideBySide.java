@@ -1,0 +1,454 @@
+package io.sluice.bench.competitors;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.sluice.bench.load.lean.LeanConnection;
+import io.sluice.bench.load.lean.LeanTransport;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * Open-source Nacos and Sluice measured in one run: in each round, each server is started in turn
+ * (the order alternates between rounds) on the same core, with a fresh data directory, and driven
+ * by the same load driver ({@code LoadDriver run}, in a JVM of its own on the other core) in each
+ * client mode, for the five operations of the reference report. Every result line of the driver is
+ * appended to {@code --out} with the round, the server, the time and the load average around it;
+ * {@code io.sluice.bench.report.PerformanceReport} turns those lines into the tables and charts of
+ * docs/performance.md.
+ *
+ * <pre>
+ * unshare -n sh -c 'ip link set lo up &amp;&amp; exec java -cp sluice-bench/target/benchmarks.jar \
+ *     io.sluice.bench.competitors.SideBySide --nacos /path/to/nacos --rounds 3 \
+ *     --out docs/perf/side-by-side.jsonl'
+ * </pre>
+ */
+@Command(
+    name = "side-by-side",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    description = "Nacos and Sluice, alternately, same pinning, same driver, same run.")
+public final class SideBySide implements Callable<Integer> {
+  /** Every driver run, however long, ends by then, or is stopped and counted as failed. */
+  private static final long DRIVER_TIMEOUT_MINUTES = 15;
+
+  @Option(
+      names = "--nacos",
+      description = "Nacos server distribution directory (holds target/nacos-server.jar, conf/).")
+  Path nacos;
+
+  @Option(names = "--sluice", defaultValue = "bin/sluice", description = "The Sluice launcher.")
+  Path sluice;
+
+  @Option(
+      names = "--sluice-skip-build",
+      description = "Do not let bin/sluice rebuild the server (it was just built).")
+  boolean sluiceSkipBuild;
+
+  @Option(
+      names = "--servers",
+      split = ",",
+      defaultValue = "nacos,sluice",
+      description = "Servers, in the order of the first round (default ${DEFAULT-VALUE}).")
+  List<String> servers;
+
+  @Option(
+      names = "--clients",
+      split = ",",
+      defaultValue = "lean,official",
+      description = "Driver client modes (default ${DEFAULT-VALUE}).")
+  List<String> clients;
+
+  @Option(
+      names = "--workloads",
+      split = ",",
+      defaultValue = "config,register,query,push",
+      description = "Of config, register, query, push (default ${DEFAULT-VALUE}).")
+  List<String> workloads;
+
+  @Option(names = "--rounds", defaultValue = "3")
+  int rounds;
+
+  @Option(names = "--duration", defaultValue = "15", description = "Measured seconds per scenario.")
+  int duration;
+
+  @Option(names = "--warmup", defaultValue = "5", description = "Warm-up seconds per scenario.")
+  int warmup;
+
+  @Option(names = "--server-cpus", defaultValue = "0", description = "taskset list for servers.")
+  String serverCpus;
+
+  @Option(names = "--driver-cpus", defaultValue = "1", description = "taskset list for drivers.")
+  String driverCpus;
+
+  @Option(names = "--nacos-heap", defaultValue = "1g")
+  String nacosHeap;
+
+  @Option(
+      names = "--java",
+      description = "java for Nacos and the drivers (default: the one running this harness).")
+  String java;
+
+  @Option(
+      names = "--push-services",
+      defaultValue = "1000",
+      description =
+          "push: services (3 providers and 3 subscribers each; default ${DEFAULT-VALUE}).")
+  int pushServices;
+
+  @Option(
+      names = "--churn-rate",
+      defaultValue = "1000",
+      description =
+          "push: changes per second over all services (default ${DEFAULT-VALUE}); keep"
+              + " push-services / churn-rate above both servers' merge delays (Nacos 500 ms).")
+  double churnRate;
+
+  @Option(names = "--smoke", description = "Pass --smoke to the driver: proves the wiring only.")
+  boolean smoke;
+
+  @Option(names = "--work", description = "Where servers' data and logs go (default: a temp dir).")
+  Path work;
+
+  @Option(names = "--out", required = true, description = "JSON lines are appended here.")
+  Path out;
+
+  private final ObjectMapper json = new ObjectMapper();
+  private final PrintStream log = System.err;
+
+  public static void main(String[] args) {
+    System.exit(new CommandLine(new SideBySide()).execute(args));
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    String javaBin = java != null ? java : ProcessHandle.current().info().command().orElse("java");
+    List<ServerUnderTest> order = new ArrayList<>();
+    for (String name : servers) {
+      order.add(
+          switch (name) {
+            case "nacos" -> {
+              if (nacos == null) {
+                throw new CommandLine.ParameterException(
+                    new CommandLine(this), "--nacos DIR is needed to run nacos");
+              }
+              yield new NacosUnderTest(nacos.toAbsolutePath(), javaBin, nacosHeap);
+            }
+            case "sluice" -> new SluiceUnderTest(sluice.toAbsolutePath(), sluiceSkipBuild);
+            default -> throw new IllegalArgumentException("unknown server " + name);
+          });
+    }
+    Path root = work != null ? work : Files.createTempDirectory("side-by-side");
+    String run = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
+    log.printf(
+        "side-by-side %s: servers %s, clients %s, workloads %s, %d rounds, %d s + %d s warm-up,"
+            + " servers on CPU %s, drivers on CPU %s, work in %s%n",
+        run, servers, clients, workloads, rounds, duration, warmup, serverCpus, driverCpus, root);
+    int failed = 0;
+    for (int round = 1; round <= rounds; round++) {
+      List<ServerUnderTest> thisRound = new ArrayList<>(order);
+      List<String> clientsThisRound = new ArrayList<>(clients);
+      if (round % 2 == 0) {
+        Collections.reverse(thisRound);
+        Collections.reverse(clientsThisRound);
+      }
+      for (ServerUnderTest server : thisRound) {
+        failed += measure(run, round, server, clientsThisRound, javaBin, root);
+      }
+    }
+    log.printf("side-by-side %s: done, %d failed driver runs; results in %s%n", run, failed, out);
+    return failed == 0 ? 0 : 1;
+  }
+
+  /** One start of one server, every client mode and workload against it; returns failures. */
+  private int measure(
+      String run,
+      int round,
+      ServerUnderTest server,
+      List<String> clientModes,
+      String javaBin,
+      Path root)
+      throws Exception {
+    Path dir = root.resolve(server.name() + "-round" + round);
+    Files.createDirectories(dir);
+    int httpPort = freePorts(server);
+    List<String> command = new ArrayList<>(List.of("taskset", "-c", serverCpus));
+    command.addAll(server.command(dir, httpPort));
+    Path serverLog = dir.resolve("server.out");
+    log.printf(
+        "round %d: starting %s on port %d (CPU %s)%n", round, server.name(), httpPort, serverCpus);
+    long launched = System.nanoTime();
+    ProcessBuilder builder =
+        new ProcessBuilder(command)
+            .directory(dir.toFile())
+            .redirectErrorStream(true)
+            .redirectOutput(serverLog.toFile());
+    builder.environment().putAll(server.environment());
+    Process process = builder.start();
+    int failures = 0;
+    try {
+      double startSeconds = awaitReady(process, httpPort + 1000, serverLog);
+      log.printf(
+          "round %d: %s ready after %.1f s (pid %d)%n",
+          round, server.name(), (System.nanoTime() - launched) / 1e9, process.pid());
+      for (String client : clientModes) {
+        for (String workload : workloads) {
+          if (!runDriver(
+              run,
+              round,
+              server,
+              client,
+              workload,
+              httpPort,
+              process.pid(),
+              startSeconds,
+              javaBin,
+              dir)) {
+            failures++;
+          }
+        }
+      }
+    } finally {
+      stop(process);
+      if (failures == 0) {
+        deleteTree(dir);
+      } else {
+        log.printf("round %d: %s kept for a look: %s%n", round, server.name(), dir);
+      }
+    }
+    return failures;
+  }
+
+  private boolean runDriver(
+      String run,
+      int round,
+      ServerUnderTest server,
+      String client,
+      String workload,
+      int httpPort,
+      long pid,
+      double startSeconds,
+      String javaBin,
+      Path dir)
+      throws Exception {
+    Path lines = dir.resolve(client + "-" + workload + ".jsonl");
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                "taskset",
+                "-c",
+                driverCpus,
+                javaBin,
+                "-cp",
+                System.getProperty("java.class.path"),
+                "-DJM.LOG.PATH=" + dir.resolve("nacos-client-logs"),
+                "-DJM.SNAPSHOT.PATH=" + dir.resolve("nacos-client"),
+                "io.sluice.bench.load.LoadDriver",
+                "run",
+                "--server",
+                "127.0.0.1:" + httpPort,
+                "--server-pid",
+                Long.toString(pid),
+                "--client",
+                client,
+                "--loop",
+                "closed",
+                "--duration",
+                Integer.toString(duration),
+                "--warmup",
+                Integer.toString(warmup),
+                "--out",
+                lines.toString()));
+    command.addAll(workloadArgs(workload));
+    if (smoke) {
+      command.add("--smoke");
+    }
+    double[] loadBefore = loadAverage();
+    String startedAt = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
+    log.printf(
+        "round %d: %s, %s client, %s (load average %.2f)%n",
+        round, server.name(), client, workload, loadBefore[0]);
+    Process driver =
+        new ProcessBuilder(command)
+            .redirectErrorStream(true)
+            .redirectOutput(dir.resolve(client + "-" + workload + ".out").toFile())
+            .start();
+    boolean finished = driver.waitFor(DRIVER_TIMEOUT_MINUTES, TimeUnit.MINUTES);
+    if (!finished) {
+      driver.destroyForcibly().waitFor();
+    }
+    double[] loadAfter = loadAverage();
+    int exit = finished ? driver.exitValue() : -1;
+    if (!Files.exists(lines)) {
+      log.printf(
+          "round %d: %s %s %s produced no result (exit %d)%n",
+          round, server.name(), client, workload, exit);
+      return false;
+    }
+    for (String line : Files.readAllLines(lines, StandardCharsets.UTF_8)) {
+      if (!line.startsWith("{")) {
+        continue;
+      }
+      ObjectNode result = (ObjectNode) json.readTree(line);
+      ObjectNode record = json.createObjectNode();
+      record.put("run", run);
+      record.put("round", round);
+      record.put("server", server.name());
+      record.put("workload", workload);
+      record.put("startedAt", startedAt);
+      record.put("loadAvg1Before", loadBefore[0]);
+      record.put("loadAvg1After", loadAfter[0]);
+      record.put("serverStartSec", Math.round(startSeconds * 100) / 100.0);
+      record.put("driverExit", exit);
+      record.setAll(result);
+      Files.writeString(
+          out,
+          json.writeValueAsString(record) + "\n",
+          StandardCharsets.UTF_8,
+          StandardOpenOption.CREATE,
+          StandardOpenOption.APPEND);
+      log.printf(
+          "  %s %s: %s ops/s, %s per server-CPU-s, p50 %s ms, p99 %s ms, errors %s, RSS %s MB%n",
+          result.path("scenario").asText(),
+          result.path("load").asText(),
+          result.path("opsPerSec").asText(),
+          result.has("pushesPerServerCpuSec")
+              ? result.path("pushesPerServerCpuSec").asText() + " pushes"
+              : result.path("opsPerServerCpuSec").asText(),
+          result.path("p50Ms").asText(),
+          result.path("p99Ms").asText(),
+          result.path("errors").asText(),
+          result.path("serverRssMb").asText());
+    }
+    return exit == 0;
+  }
+
+  /** The driver options of each workload; the rest (duration, loop, server) are common. */
+  List<String> workloadArgs(String workload) {
+    return switch (workload) {
+      case "config" -> List.of("--scenarios", "config-query,config-publish");
+      case "register" ->
+          List.of(
+              "--scenarios", "naming-register", "--services", "1000", "--metadata-bytes", "100");
+      case "query" ->
+          List.of(
+              "--scenarios",
+              "naming-query",
+              "--services",
+              "100",
+              "--providers-per-service",
+              "10",
+              "--metadata-bytes",
+              "100");
+      case "push" ->
+          List.of(
+              "--scenarios",
+              "naming-push",
+              "--push-shared",
+              "--push-services",
+              Integer.toString(pushServices),
+              "--providers-per-service",
+              "3",
+              "--subscribers-per-service",
+              "3",
+              "--churn-rate",
+              Double.toString(churnRate),
+              "--metadata-bytes",
+              "100");
+      default -> throw new IllegalArgumentException("unknown workload " + workload);
+    };
+  }
+
+  /**
+   * Waits until the server answers a real client handshake on its gRPC port ({@code
+   * ServerCheckRequest}, then {@code SetupAckRequest} on the stream); returns the seconds it took.
+   */
+  private static double awaitReady(Process process, int grpcPort, Path serverLog) throws Exception {
+    long started = System.nanoTime();
+    long deadline = started + TimeUnit.SECONDS.toNanos(180);
+    try (LeanTransport transport = new LeanTransport("127.0.0.1", grpcPort, 1, 2_000)) {
+      while (System.nanoTime() < deadline) {
+        if (!process.isAlive()) {
+          throw new IllegalStateException(
+              "server exited with " + process.exitValue() + "; see " + serverLog);
+        }
+        try {
+          LeanConnection connection =
+              transport.connectNow(LeanTransport.namingLabels(), (c, push, at) -> {});
+          connection.close();
+          return (System.nanoTime() - started) / 1e9;
+        } catch (RuntimeException notYet) {
+          Thread.sleep(250);
+        }
+      }
+    }
+    throw new IllegalStateException("server not ready after 180 s; see " + serverLog);
+  }
+
+  private void stop(Process process) throws InterruptedException {
+    process.destroy();
+    if (!process.waitFor(60, TimeUnit.SECONDS)) {
+      log.println("server did not stop within 60 s of SIGTERM; killing it");
+      process.destroyForcibly().waitFor();
+    }
+  }
+
+  /** An HTTP port whose gRPC port and the server's other ports are free as well. */
+  private static int freePorts(ServerUnderTest server) throws IOException {
+    for (int attempt = 0; attempt < 200; attempt++) {
+      int http = 21_000 + ThreadLocalRandom.current().nextInt(8_000);
+      List<Integer> ports = new ArrayList<>(List.of(http, http + 1000));
+      ports.addAll(server.extraPorts(http));
+      if (ports.stream().allMatch(SideBySide::isFree)) {
+        return http;
+      }
+    }
+    throw new IOException("no free port set found");
+  }
+
+  private static boolean isFree(int port) {
+    try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getByName("0.0.0.0"))) {
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  /** The 1-, 5- and 15-minute load averages of the machine ({@code -1} each when unknown). */
+  public static double[] loadAverage() {
+    try {
+      String[] fields = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
+      return new double[] {
+        Double.parseDouble(fields[0]), Double.parseDouble(fields[1]), Double.parseDouble(fields[2])
+      };
+    } catch (IOException | RuntimeException e) {
+      return new double[] {-1, -1, -1};
+    }
+  }
+
+  private static void deleteTree(Path dir) throws IOException {
+    try (Stream<Path> paths = Files.walk(dir)) {
+      for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(path);
+      }
+    }
+  }
+}

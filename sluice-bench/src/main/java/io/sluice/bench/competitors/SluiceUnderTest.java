@@ -1,0 +1,42 @@
+package io.sluice.bench.competitors;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * Sluice as users start it: {@code bin/sluice server} with the launcher's defaults (serial GC,
+ * small shrinking heap, class-data archive), a fresh data directory per start and the harness's
+ * port. The launcher execs the JVM, so the started process is the server.
+ */
+record SluiceUnderTest(Path launcher, boolean skipBuild) implements ServerUnderTest {
+  SluiceUnderTest {
+    if (!Files.isExecutable(launcher)) {
+      throw new IllegalArgumentException(launcher + " is not an executable bin/sluice");
+    }
+  }
+
+  @Override
+  public String name() {
+    return "sluice";
+  }
+
+  /** {@code SLUICE_SKIP_BUILD=1} when the caller has just built the server (tests). */
+  @Override
+  public java.util.Map<String, String> environment() {
+    return skipBuild ? java.util.Map.of("SLUICE_SKIP_BUILD", "1") : java.util.Map.of();
+  }
+
+  @Override
+  public List<String> command(Path work, int httpPort) {
+    return List.of(
+        launcher.toString(),
+        "server",
+        "--port",
+        Integer.toString(httpPort),
+        "--bind",
+        "127.0.0.1",
+        "--data-dir",
+        work.resolve("data").toString());
+  }
+}

@@ -1,0 +1,68 @@
+package io.sluice.bench.competitors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/**
+ * The smoke pass of the side-by-side harness, Sluice only (CI has no Nacos): it starts {@code
+ * bin/sluice} pinned, runs every workload with the lean driver in a child JVM, and records one line
+ * per scenario with the round, the server and the load average. No figure is asserted.
+ */
+class SideBySideIT {
+  @TempDir Path work;
+
+  @Test
+  void recordsEveryWorkloadOfOneRoundAgainstSluice() throws Exception {
+    Path out = work.resolve("results.jsonl");
+    int exit =
+        new CommandLine(new SideBySide())
+            .execute(
+                "--servers",
+                "sluice",
+                "--sluice",
+                Path.of("..", "bin", "sluice").toString(),
+                "--sluice-skip-build",
+                "--clients",
+                "lean",
+                "--rounds",
+                "1",
+                "--smoke",
+                "--push-services",
+                "10",
+                "--churn-rate",
+                "10",
+                "--work",
+                work.resolve("servers").toString(),
+                "--out",
+                out.toString());
+
+    assertThat(exit).as("exit code (0: every driver run finished without errors)").isZero();
+    List<JsonNode> records = new ArrayList<>();
+    for (String line : Files.readAllLines(out)) {
+      records.add(new ObjectMapper().readTree(line));
+    }
+    assertThat(records)
+        .extracting(r -> r.path("scenario").asText())
+        .containsExactly(
+            "config-query", "config-publish", "naming-register", "naming-query", "naming-push");
+    for (JsonNode r : records) {
+      assertThat(r.path("server").asText()).isEqualTo("sluice");
+      assertThat(r.path("round").asInt()).isEqualTo(1);
+      assertThat(r.path("errors").asLong()).as(r.toString()).isZero();
+      assertThat(r.path("serverCpuSec").isNumber()).as(r.toString()).isTrue();
+      assertThat(r.has("loadAvg1Before")).isTrue();
+    }
+    assertThat(records.get(4).path("pushesPerChange").asDouble())
+        .as("pushes per change")
+        .isPositive();
+  }
+}

@@ -1,0 +1,73 @@
+package io.sluice.bench.report;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+class PerformanceReportTest {
+  @TempDir Path dir;
+
+  private static String record(int round, String server, String scenario, double perCpu) {
+    return "{\"run\":\"r\",\"round\":"
+        + round
+        + ",\"server\":\""
+        + server
+        + "\",\"client\":\"lean\",\"scenario\":\""
+        + scenario
+        + "\",\"load\":\"closed/64\",\"seconds\":15.0,\"startedAt\":\"2026-12-01T02:00:0"
+        + round
+        + "Z\",\"loadAvg1Before\":0.5,\"loadAvg1After\":1.5,\"opsPerSec\":1000.0,\"p50Ms\":1.0,"
+        + "\"p99Ms\":2.0,\"errors\":0,\"opsPerServerCpuSec\":"
+        + perCpu
+        + ",\"serverRssMb\":"
+        + (server.equals("nacos") ? 800 : 160)
+        + "}";
+  }
+
+  @Test
+  void writesTheMediansAndTheSameRunRatiosBetweenTheMarkersAndDrawsTheChart() throws Exception {
+    Files.writeString(
+        dir.resolve("side-by-side.jsonl"),
+        String.join(
+            "\n",
+            List.of(
+                record(1, "nacos", "naming-register", 10_000),
+                record(1, "sluice", "naming-register", 40_000),
+                record(2, "nacos", "naming-register", 12_000),
+                record(2, "sluice", "naming-register", 60_000),
+                record(3, "nacos", "naming-register", 11_000),
+                record(3, "sluice", "naming-register", 55_000))));
+    Path doc = dir.resolve("performance.md");
+    Files.writeString(
+        doc,
+        "before\n<!-- report:side-by-side-lean -->\nold\n<!-- /report:side-by-side-lean -->\nafter\n");
+
+    int exit =
+        new CommandLine(new PerformanceReport())
+            .execute("--doc", doc.toString(), "--data", dir.toString());
+
+    assertThat(exit).isZero();
+    String text = Files.readString(doc);
+    assertThat(text).startsWith("before\n").endsWith("after\n").doesNotContain("old");
+    assertThat(text)
+        .contains(
+            "| service register | 11,000 (10,000–12,000) | 55,000 (40,000–60,000) | **5.0×** (4.0×–5.0×)")
+        .contains("| RSS after the runs, MiB | 800 (800–800) | 160 (160–160) | 5.0× smaller")
+        .contains("1-minute load average 0.5–1.5")
+        .contains("![");
+    assertThat(dir.resolve("side-by-side-lean.png")).isNotEmptyFile();
+  }
+
+  @Test
+  void refusesADocumentWithoutTheTablesMarkers() {
+    assertThatThrownBy(() -> PerformanceReport.replace("no markers here", "t", "x"))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("<!-- report:t -->");
+  }
+}
