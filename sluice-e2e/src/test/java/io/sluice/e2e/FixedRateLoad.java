@@ -1,5 +1,7 @@
 package io.sluice.e2e;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -22,18 +24,31 @@ import java.util.function.IntFunction;
  * responses take, and counts the responses by status. The count is over a known number of sends at
  * a known rate, so the checks made on it do not depend on how fast the machine is.
  */
-final class FixedRateLoad {
+public final class FixedRateLoad {
   private FixedRateLoad() {}
 
-  record Result(
+  public record Result(
       Map<Integer, Integer> byStatus, int errors, long firstSendNanos, long lastSendNanos) {
-    int count(int status) {
+    public int count(int status) {
       return byStatus.getOrDefault(status, 0);
     }
 
     /** Seconds between the first and the last send. */
-    double sendSpanSeconds() {
+    public double sendSpanSeconds() {
       return (lastSendNanos - firstSendNanos) / 1e9;
+    }
+
+    /**
+     * Asserts what a flow rule of {@code limit} per second did to this load: no request failed,
+     * every one of the {@code requests} was admitted (200) or refused (429), and the admitted ones
+     * are within 2 % of the limit over the seconds the load was sent.
+     */
+    public void assertAdmittedItsLimit(int limit, int requests) {
+      long expected = Math.round(sendSpanSeconds()) * limit;
+      assertThat(errors).isZero();
+      assertThat((long) count(200))
+          .isBetween(Math.round(expected * 0.98), Math.round(expected * 1.02));
+      assertThat(count(200) + count(429)).isEqualTo(requests);
     }
 
     @Override
@@ -46,7 +61,7 @@ final class FixedRateLoad {
     }
   }
 
-  static Result run(HttpClient http, IntFunction<URI> target, double perSecond, int requests)
+  public static Result run(HttpClient http, IntFunction<URI> target, double perSecond, int requests)
       throws InterruptedException {
     ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
     Map<Integer, Integer> byStatus = new ConcurrentHashMap<>();

@@ -141,11 +141,7 @@ abstract class GovernedAppScenarios {
     FixedRateLoad.Result load =
         FixedRateLoad.run(app.http, i -> app.uri("/orders/" + i), 3.0 * limit, 30 * limit);
     System.err.printf("[e2e] %s: at 3x the limit: %s%n", appName(), load);
-    long expected = Math.round(load.sendSpanSeconds()) * limit;
-    assertThat(load.errors()).isZero();
-    assertThat((long) load.count(200))
-        .isBetween(Math.round(expected * 0.98), Math.round(expected * 1.02));
-    assertThat(load.count(200) + load.count(429)).isEqualTo(30 * limit);
+    load.assertAdmittedItsLimit(limit, 30 * limit);
 
     configCenter.remove(appName() + "-flow-rules");
     await()

@@ -1,37 +1,64 @@
 package io.sluice.e2e.chain;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import io.sluice.e2e.FixedRateLoad;
+import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
+import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
 
 /**
- * The demo chain itself, end to end through the gateway under the agent, written once and run on
- * each Spring generation by the subclasses. The lanes' own scenarios (tagging, routing, fallback)
- * are in their own classes; these prove the chain they run on.
+ * The demo chain under the agent, end to end through the gateway, and canary lanes on it: written
+ * once and run on each Spring generation by the subclasses. The chain is sluice-server (registry
+ * and config center), the gateway, a base instance of a, b and c, and a gray b and a gray c (their
+ * lane set only by {@code -Dsluice.lane=gray}, which the agent reads); the applications have no
+ * lane code. There is no gray a, so every tagged request falls back to base at the gateway's {@code
+ * lb://a} route, then stays in its lane over a's OpenFeign call to b and b's RestClient call to c:
+ * {@code gateway > a[base] > b[gray] > c[gray]}.
+ *
+ * <p>One chain serves every method, each starting from the chain as it started ({@link
+ * DemoChain#reset}: the documents a test published removed, a stopped instance started again).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 abstract class ChainScenarios {
+  static final String HTTP_TEST = "/a/httpTest";
+  static final String ASYNC_TEST = "/a/asyncTest";
+  static final String BASE_PATH = "gateway > a[base] > b[base] > c[base]";
+  static final String GRAY_PATH = "gateway > a[base] > b[gray] > c[gray]";
+  static final String LANE = "x-sluice-lane";
+
+  private final HttpClient http =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   DemoChain chain;
 
   abstract SpringGeneration generation();
 
   @BeforeAll
   void startChain() throws Exception {
-    chain = DemoChain.shared(DemoChain.builder().generation(generation()));
+    chain = DemoChain.shared(DemoChain.builder().generation(generation()).lane("gray", "b", "c"));
   }
 
-  @AfterEach
+  /** Before each, not after: what the last test stopped is not started again for nothing. */
+  @BeforeEach
   void resetChain() throws Exception {
     chain.reset();
   }
 
   @Test
+  @Order(1)
   void runsEveryInstanceUnderTheAgent() {
     for (ChainInstance instance : chain.instances()) {
       assertThat(instance.output())
@@ -41,45 +68,160 @@ abstract class ChainScenarios {
   }
 
   @Test
-  void carriesARequestThroughEveryServiceAndAnswersWithItsPath() throws Exception {
-    for (String body : bodies("/a/httpTest", 20)) {
-      assertThat(body)
-          .matches(DemoChain.PATH)
-          .startsWith("gateway > a[base] > b[")
-          .endsWith(" > c[base]");
+  @Order(2)
+  void carriesUntaggedRequestsThroughBaseInstancesOnly() throws Exception {
+    // The agent put the gray instances into their lane when they registered.
+    for (String app : List.of("b", "c")) {
+      ChainInstance gray = chain.instance(app, "gray");
+      assertThat(chain.registered(app))
+          .as(app)
+          .anyMatch(r -> r.port() == gray.port() && "gray".equals(r.metadata().get("sluice.lane")));
     }
+    // Over OpenFeign (a to b) and RestClient (b to c), and from an @Async method over WebClient.
+    assertThat(paths(HTTP_TEST, 60)).containsOnlyKeys(BASE_PATH);
+    assertThat(paths(ASYNC_TEST, 20)).containsOnlyKeys(BASE_PATH);
   }
 
   @Test
-  void carriesTheAsyncHopAndTheWebClientCallInsideA() throws Exception {
-    for (String body : bodies("/a/asyncTest", 10)) {
-      assertThat(body)
-          .matches(DemoChain.PATH)
-          .startsWith("gateway > a[base] > b[")
-          .endsWith(" > c[base]");
+  @Order(10)
+  void aHeaderTaggedRequestStaysInItsLaneAtEveryHopAndFallsBackToBaseWhereItHasNoInstance()
+      throws Exception {
+    // Sluice's header, MSE's, and W3C baggage.
+    for (String form : List.of(LANE, "x-mse-tag")) {
+      assertThat(paths(HTTP_TEST, 40, form, "gray")).as(form).containsOnlyKeys(GRAY_PATH);
     }
+    assertThat(paths(HTTP_TEST, 40, "baggage", "k=v,sluice-lane=gray"))
+        .as("baggage")
+        .containsOnlyKeys(GRAY_PATH);
   }
 
   @Test
-  void keepsUntaggedRequestsOnBaseInstances() throws Exception {
+  @Order(11)
+  void theLaneCrossesTheAsyncHopAndItsWebClientCall() throws Exception {
+    // a hands the call to b to one of Spring's task-executor threads, which uses a WebClient.
+    assertThat(paths(ASYNC_TEST, 20, LANE, "gray")).containsOnlyKeys(GRAY_PATH);
+  }
+
+  @Test
+  @Order(12)
+  void aPercentageLaneTakesItsShareAtTheGatewayAndEachRequestStaysInItsLane() throws Exception {
+    long published = System.nanoTime();
+    chain.publish(
+        DemoChain.SLUICE_GROUP,
+        "lanes",
+        "{\"lanes\":[{\"name\":\"everyone\",\"tag\":\"gray\",\"percentage\":100}]}");
+    await()
+        .atMost(Duration.ofSeconds(15))
+        .pollInterval(Duration.ZERO)
+        .until(() -> body(HTTP_TEST).equals(GRAY_PATH));
+    long millis = (System.nanoTime() - published) / 1_000_000;
+    System.err.printf("[e2e] %s: lane document in force %d ms after publish%n", label(), millis);
+    assertThat(millis).as("lane document in force (1 s target)").isLessThan(10_000);
+
+    chain.publish(
+        DemoChain.SLUICE_GROUP,
+        "lanes",
+        "{\"lanes\":[{\"name\":\"half\",\"tag\":\"gray\",\"percentage\":50}]}");
+    await().atMost(Duration.ofSeconds(15)).until(() -> paths(HTTP_TEST, 20).size() == 2);
+    Map<String, Integer> paths = paths(HTTP_TEST, 1000);
+    System.err.printf("[e2e] %s: 50 %% lane over 1,000 requests: %s%n", label(), paths);
+    assertThat(paths).containsOnlyKeys(GRAY_PATH, BASE_PATH);
+    // Binomial(1000, 0.5): sd 15.8; 4 sd either way.
+    assertThat(paths.get(GRAY_PATH)).isBetween(437, 563);
+  }
+
+  @Test
+  @Order(13)
+  void aStickyKeyKeepsEachUserInOneLane() throws Exception {
+    chain.publish(
+        DemoChain.SLUICE_GROUP,
+        "lanes",
+        "{\"lanes\":[{\"name\":\"half\",\"tag\":\"gray\",\"percentage\":50,"
+            + "\"stickyOn\":{\"header\":\"x-user-id\"}}]}");
+    await()
+        .atMost(Duration.ofSeconds(15))
+        .until(() -> paths(HTTP_TEST, 10, "x-user-id", "user-0").size() == 1);
+    Map<String, Integer> usersByPath = new HashMap<>();
+    for (int user = 0; user < 40; user++) {
+      Map<String, Integer> paths = paths(HTTP_TEST, 5, "x-user-id", "user-" + user);
+      assertThat(paths).as("user-" + user).hasSize(1);
+      usersByPath.merge(paths.keySet().iterator().next(), 1, Integer::sum);
+    }
+    assertThat(usersByPath).containsOnlyKeys(GRAY_PATH, BASE_PATH);
+  }
+
+  @Test
+  @Order(14)
+  void aGatewayRouteUnderAFlowRuleAdmitsItsLimitAtThreeTimesTheLoad() throws Exception {
+    int limit = 20;
+    // The resource of a gateway route is its id, as Sentinel's gateway adapter names it.
+    chain.publish(
+        DemoChain.SENTINEL_GROUP,
+        "gateway-flow-rules",
+        "[{\"resource\":\"a\",\"grade\":1,\"count\":" + limit + "}]");
+    await()
+        .atMost(Duration.ofSeconds(15))
+        .pollInterval(Duration.ofMillis(20))
+        .until(() -> chain.get(HTTP_TEST).statusCode() == 429);
+    HttpResponse<String> refused = chain.get(HTTP_TEST);
+    for (int i = 0; i < 100 && refused.statusCode() != 429; i++) {
+      refused = chain.get(HTTP_TEST);
+    }
+    assertThat(refused.statusCode()).isEqualTo(429);
+    assertThat(refused.body()).contains("\"status\":429");
+    Thread.sleep(1100);
+    FixedRateLoad.Result load =
+        FixedRateLoad.run(http, i -> chain.gateway(HTTP_TEST), 3.0 * limit, 30 * limit);
+    System.err.printf("[e2e] %s: gateway route at 3x its limit: %s%n", label(), load);
+    load.assertAdmittedItsLimit(limit, 30 * limit);
+  }
+
+  @Test
+  @Order(100)
+  void stoppingTheGrayInstanceSendsItsTrafficToBaseWithoutAFailedRequest() throws Exception {
+    assertThat(body(HTTP_TEST, LANE, "gray")).isEqualTo(GRAY_PATH);
     ChainInstance grayB = chain.instance("b", "gray");
-    // The agent put the instance into its lane when it registered (-Dsluice.lane=gray).
-    assertThat(chain.registered("b"))
-        .anyMatch(r -> r.port() == grayB.port() && "gray".equals(r.metadata().get("sluice.lane")));
+    grayB.stop();
+    // The registry pushes the change to the clients; their load balancers must then follow it.
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(200))
+        .until(() -> chain.registered("b").stream().noneMatch(r -> r.port() == grayB.port()));
+    Thread.sleep(3_000);
+    Map<String, Integer> paths = paths(HTTP_TEST, 100, LANE, "gray");
+    assertThat(paths).containsOnlyKeys("gateway > a[base] > b[base] > c[gray]");
+  }
 
-    for (String body : bodies("/a/httpTest", 100)) {
-      assertThat(body).isEqualTo("gateway > a[base] > b[base] > c[base]");
+  String label() {
+    return generation().name();
+  }
+
+  /**
+   * Sends {@code n} requests through the gateway; counts the answers (paths), failing on any that
+   * is not a 200.
+   */
+  Map<String, Integer> paths(String path, int n, String... headers) throws Exception {
+    Map<String, Integer> byPath = new HashMap<>();
+    for (String body : bodies(path, n, headers)) {
+      byPath.merge(body, 1, Integer::sum);
     }
+    return byPath;
   }
 
   /** {@code n} answers through the gateway, each checked to be a 200. */
-  List<String> bodies(String path, int n) throws Exception {
+  List<String> bodies(String path, int n, String... headers) throws Exception {
     List<String> bodies = new ArrayList<>();
     for (int i = 0; i < n; i++) {
-      HttpResponse<String> response = chain.get(path);
+      HttpResponse<String> response = chain.get(path, headers);
       assertThat(response.statusCode()).as("%s: %s", path, response.body()).isEqualTo(200);
       bodies.add(response.body());
     }
     return bodies;
+  }
+
+  /** The answer's body if it is a 200, else its status. */
+  String body(String path, String... headers) throws Exception {
+    HttpResponse<String> response = chain.get(path, headers);
+    return response.statusCode() == 200 ? response.body() : response.statusCode() + "";
   }
 }
