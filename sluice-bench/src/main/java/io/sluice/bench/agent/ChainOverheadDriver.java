@@ -29,16 +29,21 @@ import java.util.function.ToDoubleFunction;
  * alike.
  *
  * <p>Per rate and round it reports, for each instance of each copy, the CPU it used as a percentage
- * of a 2-core quota (the reference's unit: 0.5 points at 500 requests/s is 10 µs of CPU per
- * request), its RSS and threads; end to end, the latency percentiles. The agent's added latency per
- * hop is the added end-to-end p50 divided by the four services a request crosses (the reference's
- * "RT per hop"). The rate is per instance of gateway, a and c; b's two instances share it (half
- * each, by the lane or, without lane routing, by round robin).
+ * of a 2-core quota (the reference's unit: 0.5 points at 500 requests/s is 20 µs of CPU per
+ * request), the CPU it used per request it served, its RSS and threads; end to end, the latency
+ * percentiles. The agent's added latency per hop is the added end-to-end p50 divided by the four
+ * services a request crosses (the reference's "RT per hop"). The rate is per instance of gateway, a
+ * and c; b's two instances share it (half each, by the lane or, without lane routing, by round
+ * robin). Every application gets the same fixed, pre-touched heap ({@code -Xms256m -Xmx256m
+ * -XX:+AlwaysPreTouch}, serial GC; {@code --jvm-options} to change), so an RSS difference is what
+ * the agent adds outside the heap, not how far each copy's garbage happened to spread through it. A
+ * window in which a copy fell behind the offered rate is marked and left out of the summaries.
  *
  * <pre>
  * mvn -B -q -pl sluice-bench -am package -DskipTests
- * java -cp sluice-bench/target/benchmarks.jar io.sluice.bench.agent.ChainOverheadDriver \
- *   --rates 250,500 --warmup 60 --settle 20 --measure 60 --rounds 3
+ * java -XX:+UseSerialGC -Xmx1g -cp sluice-bench/target/benchmarks.jar \
+ *   io.sluice.bench.agent.ChainOverheadDriver --rates 250,500 --warmup 90 --settle 20 \
+ *   --measure 60 --rounds 3
  * </pre>
  *
  * <p>{@code --mode alternating} drives one copy at a time, the other idle, in windows next to each
@@ -128,7 +133,10 @@ public final class ChainOverheadDriver {
     Path javaHome = Path.of(options.getOrDefault("java-home", System.getProperty("java.home")));
     List<String> jvmOptions =
         List.of(
-            options.getOrDefault("jvm-options", "-Xms256m -Xmx256m -XX:+UseSerialGC").split(" "));
+            options
+                .getOrDefault(
+                    "jvm-options", "-Xms256m -Xmx256m -XX:+AlwaysPreTouch -XX:+UseSerialGC")
+                .split(" "));
     Path work =
         options.containsKey("work")
             ? Path.of(options.get("work"))
@@ -201,8 +209,11 @@ public final class ChainOverheadDriver {
       double top = rates.stream().mapToDouble(Double::doubleValue).max().orElseThrow();
       // Ten JVMs compiling their hot paths at once can take both cores for a while: ramp up.
       System.out.printf(Locale.ROOT, "warming up to %.0f req/s over %d s…%n", top, warmup);
-      for (double share : List.of(0.25, 0.5, 1.0)) {
-        drive(pool, both, top * share, Math.max(1, warmup / 3));
+      for (List<Copy> together :
+          alternating ? List.of(List.of(noneCopy), List.of(agentCopy)) : List.of(both)) {
+        for (double share : List.of(0.25, 0.5, 1.0)) {
+          drive(pool, together, top * share, Math.max(1, warmup / 3));
+        }
       }
 
       List<Window> windows = new ArrayList<>();
