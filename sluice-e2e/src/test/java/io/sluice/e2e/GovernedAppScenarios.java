@@ -141,7 +141,14 @@ abstract class GovernedAppScenarios {
     FixedRateLoad.Result load =
         FixedRateLoad.run(app.http, i -> app.uri("/orders/" + i), 3.0 * limit, 30 * limit);
     System.err.printf("[e2e] %s: at 3x the limit: %s%n", appName(), load);
-    load.assertAdmittedItsLimit(limit, 30 * limit);
+    long expected = Math.round(load.sendSpanSeconds()) * limit;
+    assertThat(load.errors()).isZero();
+    // Never above the limit. Below it when a stalled host delivers the evenly sent requests in
+    // bunches (each second refuses all past its 20): seen at 187 of 200 under a load average of
+    // 30, so the lower bound only catches a limiter that refuses far too much.
+    assertThat((long) load.count(200))
+        .isBetween(Math.round(expected * 0.8), Math.round(expected * 1.02));
+    assertThat(load.count(200) + load.count(429)).isEqualTo(30 * limit);
 
     configCenter.remove(appName() + "-flow-rules");
     await()
@@ -328,9 +335,7 @@ abstract class GovernedAppScenarios {
     await().atMost(RULE_DEADLINE).until(() -> agentLog().contains("invalid rules"));
     Thread.sleep(1100);
 
-    Map<Integer, Integer> burst = burst("/orders/2", 20);
-    assertThat(burst.get(200)).isEqualTo(5);
-    assertThat(burst.get(429)).isEqualTo(15);
+    assertLimitedToFivePerSecond("/orders/2");
     assertThat(agentLog().split("invalid rules", -1)).hasSize(2); // reported once
   }
 
@@ -344,9 +349,21 @@ abstract class GovernedAppScenarios {
     Thread.sleep(1500); // the watcher notices and starts backing off
     assertThat(app.get("/work").statusCode()).isEqualTo(200);
     Thread.sleep(1100);
-    Map<Integer, Integer> burst = burst("/orders/2", 20);
-    assertThat(burst.get(200)).isEqualTo(5);
-    assertThat(burst.get(429)).isEqualTo(15);
+    assertLimitedToFivePerSecond("/orders/2");
+  }
+
+  /**
+   * Twenty requests one after another under a limit of 5 per second: each second the burst spans
+   * (measured, not assumed: a slow machine may take more than one) admits at most 5, the first at
+   * least 5, and every other request is refused.
+   */
+  void assertLimitedToFivePerSecond(String path) throws Exception {
+    long start = System.nanoTime();
+    Map<Integer, Integer> burst = burst(path, 20);
+    long windows = (System.nanoTime() - start) / 1_000_000_000L + 1;
+    int admitted = burst.getOrDefault(200, 0);
+    assertThat(admitted).as("admitted in %d second(s)", windows).isBetween(5, (int) (5 * windows));
+    assertThat(burst.getOrDefault(429, 0)).isEqualTo(20 - admitted);
   }
 
   @Test

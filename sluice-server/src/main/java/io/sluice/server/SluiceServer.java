@@ -1,40 +1,29 @@
 package io.sluice.server;
 
-import io.sluice.server.config.ConfigHistory;
+import io.sluice.server.clock.ServerClock;
+import io.sluice.server.config.ConfigFeature;
 import io.sluice.server.config.ConfigService;
-import io.sluice.server.config.ConfigStore;
-import io.sluice.server.config.ConfigValidator;
-import io.sluice.server.config.ConfigWatchers;
 import io.sluice.server.config.grpc.ConfigGrpcHandlers;
 import io.sluice.server.config.http.ConfigHttpApi;
-import io.sluice.server.config.http.ConfigSearch;
+import io.sluice.server.connection.ConnectionRoutes;
+import io.sluice.server.feature.ReplicatedWrites;
+import io.sluice.server.namespace.NamespaceFeature;
 import io.sluice.server.namespace.NamespaceService;
-import io.sluice.server.namespace.NamespaceStore;
 import io.sluice.server.namespace.http.NamespaceRoutes;
-import io.sluice.server.naming.BeatMonitor;
-import io.sluice.server.naming.NamingPushes;
+import io.sluice.server.naming.NamingFeature;
 import io.sluice.server.naming.NamingService;
-import io.sluice.server.naming.NamingStore;
-import io.sluice.server.naming.ServiceRegistry;
 import io.sluice.server.naming.grpc.NamingGrpcHandlers;
-import io.sluice.server.naming.health.HealthChecker;
 import io.sluice.server.naming.health.VertxHealthProbe;
-import io.sluice.server.naming.http.NamingHttpRoutes;
+import io.sluice.server.naming.http.NamingHttpApi;
 import io.sluice.server.protocol.grpc.ConnectionRegistry;
-import io.sluice.server.protocol.grpc.ConnectionRoutes;
 import io.sluice.server.protocol.grpc.GrpcServer;
 import io.sluice.server.protocol.grpc.IdleConnectionEjector;
 import io.sluice.server.protocol.grpc.MessageCodec;
 import io.sluice.server.protocol.grpc.RequestRouter;
 import io.sluice.server.protocol.http.HttpApiServer;
-import io.sluice.server.replication.RatisReplicator;
-import io.sluice.server.replication.ReplicatedState;
 import io.sluice.server.replication.ReplicationOptions;
 import io.sluice.server.replication.ReplicationPeer;
-import io.sluice.server.replication.Replicator;
 import io.sluice.server.replication.ReplicatorFactory;
-import io.vertx.core.Vertx;
-import io.vertx.core.VertxOptions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -42,11 +31,6 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.ratis.util.ExitUtils;
@@ -54,9 +38,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The root object of a running server: it builds every component from {@link ServerOptions}, starts
- * them in order and closes them in reverse. There is no other global state; tests start as many
- * servers as they like in one JVM.
+ * The root object of a running server: it builds every part from {@link ServerOptions}, starts them
+ * in order and closes them in reverse. There is no other global state; tests start as many servers
+ * as they like in one JVM.
+ *
+ * <p>Assembly, one step per part: the threads; the replicator the features write through (started
+ * once every feature's state is known, and opening its log while the ports start); each feature
+ * (config, naming, namespaces) with its door; the gRPC port with each feature's handlers; the HTTP
+ * port with each feature's routes.
  */
 public final class SluiceServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(SluiceServer.class);
@@ -68,63 +57,42 @@ public final class SluiceServer implements AutoCloseable {
 
   private final ServerOptions options;
   private final Deque<AutoCloseable> closeInReverse;
-  private final HttpApiServer httpApi;
-  private final GrpcServer grpc;
   private final StartingReplicator replicator;
   private final ConfigService config;
   private final NamingService naming;
-  private final ConnectionRegistry connections;
   private final NamespaceService namespaces;
+  private final ConnectionRegistry connections;
+  private final GrpcServer grpc;
   private final ConfigHttpApi configHttp;
+  private final HttpApiServer httpApi;
   private final AtomicBoolean closed = new AtomicBoolean();
 
   private SluiceServer(
       ServerOptions options,
       Deque<AutoCloseable> closeInReverse,
-      HttpApiServer httpApi,
-      GrpcServer grpc,
       StartingReplicator replicator,
       ConfigService config,
       NamingService naming,
-      ConnectionRegistry connections,
       NamespaceService namespaces,
-      ConfigHttpApi configHttp) {
+      ConnectionRegistry connections,
+      GrpcServer grpc,
+      ConfigHttpApi configHttp,
+      HttpApiServer httpApi) {
     this.options = options;
     this.closeInReverse = closeInReverse;
-    this.httpApi = httpApi;
-    this.grpc = grpc;
     this.replicator = replicator;
     this.config = config;
     this.naming = naming;
-    this.connections = connections;
     this.namespaces = namespaces;
+    this.connections = connections;
+    this.grpc = grpc;
     this.configHttp = configHttp;
+    this.httpApi = httpApi;
   }
 
   /** Starts a standalone server whose store is a one-peer Ratis group in the data directory. */
   public static SluiceServer start(ServerOptions options) {
-    return start(options, SluiceServer::startRatis);
-  }
-
-  private static Replicator startRatis(ServerOptions options, List<ReplicatedState> states) {
-    // Ratis calls System.exit when, for one, its port is taken. A server (or a test JVM holding
-    // several) must report that and stay up, so turn it into an exception. Ratis only offers
-    // this as a process-wide switch.
-    ExitUtils.disableSystemExit();
-    ReplicationOptions replication =
-        ReplicationOptions.builder(options.dataDir().resolve("ratis"))
-            .self(
-                new ReplicationPeer(
-                    ReplicationOptions.DEFAULT_PEER_ID, options.bindAddress(), options.raftPort()))
-            // A command carries the content once, plus its metadata.
-            .maxCommandBytes(
-                (int) Math.min(Integer.MAX_VALUE, options.maxContentBytes() + 64 * 1024))
-            .build();
-    try {
-      return RatisReplicator.start(replication, states);
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot start the store in " + options.dataDir(), e);
-    }
+    return start(options, ReplicatorFactory.RATIS);
   }
 
   /**
@@ -132,6 +100,10 @@ public final class SluiceServer implements AutoCloseable {
    * is ready ({@link #awaitReady}). Throws if any part fails to start, after closing what started.
    */
   public static SluiceServer start(ServerOptions options, ReplicatorFactory replication) {
+    // Ratis calls System.exit when, for one, its port is taken. A server (or a test JVM holding
+    // several) must report that and stay up, so turn it into an exception. Ratis only offers
+    // this as a process-wide switch.
+    ExitUtils.disableSystemExit();
     Deque<AutoCloseable> started = new ArrayDeque<>();
     try {
       return start(options, replication, started);
@@ -149,138 +121,152 @@ public final class SluiceServer implements AutoCloseable {
       throw new UncheckedIOException("cannot create data directory " + options.dataDir(), e);
     }
     ServerClock clock = ServerClock.SYSTEM;
-    ScheduledThreadPoolExecutor scheduler =
-        new ScheduledThreadPoolExecutor(1, daemonThreads("sluice-scheduler"));
-    scheduler.setRemoveOnCancelPolicy(true);
-    started.push(() -> shutdown(scheduler));
-    ExecutorService fanout = Executors.newSingleThreadExecutor(daemonThreads("sluice-fanout"));
-    started.push(() -> shutdown(fanout));
+    ServerThreads threads = new ServerThreads();
+    started.push(threads);
+    StartingReplicator replicator = new StartingReplicator();
+    ReplicatedWrites writes = new ReplicatedWrites(replicator);
 
-    ConfigHistory history =
-        ConfigHistory.open(
-            options.dataDir().resolve("config-history"), ConfigHistory.DEFAULT_SEGMENT_BYTES);
-    started.push(history);
-    ConfigWatchers watchers = new ConfigWatchers(fanout);
-    ConfigStore configStore = new ConfigStore(history, watchers);
-    ServiceRegistry services = new ServiceRegistry(clock);
-    NamingStore namingStore = new NamingStore(services);
-    NamespaceStore namespaceStore = new NamespaceStore();
-    List<ReplicatedState> states = List.of(configStore, namingStore, namespaceStore);
+    ConfigFeature config = config(options, threads, writes, clock, started);
+    NamingFeature naming = naming(options, threads, writes, clock, started);
+    NamespaceFeature namespaces =
+        new NamespaceFeature(writes, clock, () -> UUID.randomUUID().toString());
 
-    // The store opens its log and elects itself while the ports start.
-    ExecutorService storeStarter =
-        Executors.newSingleThreadExecutor(daemonThreads("sluice-store-start"));
-    StartingReplicator replicator =
-        new StartingReplicator(
-            CompletableFuture.supplyAsync(() -> replication.start(options, states), storeStarter));
-    storeStarter.shutdown();
+    // The store opens its log and elects itself while the ports start. It closes before the
+    // features: its final snapshot still reads them (and syncs config history).
     started.push(replicator);
-    ConfigService config =
-        new ConfigService(
-            configStore,
-            history,
-            watchers,
-            replicator,
-            new ConfigValidator(options.maxContentBytes()),
-            clock);
-    NamespaceService namespaces =
-        new NamespaceService(namespaceStore, replicator, clock, () -> UUID.randomUUID().toString());
-    scheduler.scheduleWithFixedDelay(
+    replicator.start(
         () ->
-            history.purgeOlderThan(
-                clock.currentTimeMillis() - options.historyRetention().toMillis()),
-        1,
-        60,
-        TimeUnit.MINUTES);
+            replication.start(
+                replicationOptions(options),
+                List.of(config.state(), naming.state(), namespaces.state())));
 
-    ScheduledThreadPoolExecutor pushThread =
-        new ScheduledThreadPoolExecutor(1, daemonThreads("sluice-push"));
-    pushThread.setRemoveOnCancelPolicy(true);
-    started.push(() -> shutdown(pushThread));
-    NamingPushes pushes = new NamingPushes(services, pushThread, options.pushDelay().toMillis());
-    scheduler.scheduleWithFixedDelay(services::forgetIdleRenderings, 30, 30, TimeUnit.SECONDS);
-    services.onChange(pushes);
-    NamingService naming = new NamingService(services, pushes, replicator);
+    GrpcPort grpc = grpcPort(options, threads, clock, replicator, config, naming, started);
+    ConfigHttpApi configHttp =
+        new ConfigHttpApi(config.service(), threads.vertx, clock, options.maxConnections());
+    HttpApiServer httpApi =
+        HttpApiServer.start(
+            threads.vertx,
+            options.bindAddress(),
+            options.httpPort(),
+            replicator::isReady,
+            List.of(
+                configHttp,
+                new NamingHttpApi(naming.service(), replicator::isReady, grpc.connections()::size),
+                new NamespaceRoutes(namespaces.service(), config.service()::countByNamespace),
+                new ConnectionRoutes(grpc.connections())));
+    started.push(httpApi);
+    log.debug("started with {}", options);
+    return new SluiceServer(
+        options,
+        started,
+        replicator,
+        config.service(),
+        naming.service(),
+        namespaces.service(),
+        grpc.connections(),
+        grpc.server(),
+        configHttp,
+        httpApi);
+  }
 
+  /** The config center, its history purged on the scheduler. */
+  private static ConfigFeature config(
+      ServerOptions options,
+      ServerThreads threads,
+      ReplicatedWrites writes,
+      ServerClock clock,
+      Deque<AutoCloseable> started) {
+    ConfigFeature config =
+        new ConfigFeature(
+            options.dataDir().resolve("config-history"),
+            options.maxContentBytes(),
+            threads.fanout,
+            writes,
+            clock);
+    started.push(config);
+    config.purgeHistory(threads.scheduler, clock, options.historyRetention());
+    return config;
+  }
+
+  /** The registry, with its health probe, beats and health checks running. */
+  private static NamingFeature naming(
+      ServerOptions options,
+      ServerThreads threads,
+      ReplicatedWrites writes,
+      ServerClock clock,
+      Deque<AutoCloseable> started) {
+    VertxHealthProbe probe =
+        new VertxHealthProbe(
+            threads.vertx,
+            options.healthCheckTimeout().toMillis(),
+            NamingFeature.HEALTH_CHECKS_IN_FLIGHT);
+    started.push(probe);
+    NamingFeature naming =
+        new NamingFeature(
+            clock,
+            writes,
+            threads.pushThread,
+            options.pushDelay().toMillis(),
+            options.maxConnections(),
+            probe);
+    started.push(naming);
+    naming.start(threads.scheduler, options.healthCheckInterval().toMillis());
+    return naming;
+  }
+
+  /** The gRPC port with each feature's handlers, and the watch on silent connections. */
+  private static GrpcPort grpcPort(
+      ServerOptions options,
+      ServerThreads threads,
+      ServerClock clock,
+      StartingReplicator replicator,
+      ConfigFeature config,
+      NamingFeature naming,
+      Deque<AutoCloseable> started) {
     MessageCodec codec = new MessageCodec();
     RequestRouter router = new RequestRouter(codec);
     ConnectionRegistry connections =
         new ConnectionRegistry(
             clock, codec, options.maxConnections(), MAX_PENDING_PUSHES_PER_CONNECTION);
     long pushAckMillis = options.pushAckTimeout().toMillis();
-    ConfigGrpcHandlers.install(config, router, connections, scheduler, pushAckMillis);
-    NamingGrpcHandlers.install(naming, router, connections, pushThread, pushAckMillis);
-
-    int eventLoops = Math.min(2, Runtime.getRuntime().availableProcessors());
-    GrpcServer grpc =
+    ConfigGrpcHandlers.install(
+        config.service(), router, connections, threads.scheduler, pushAckMillis);
+    NamingGrpcHandlers.install(
+        naming.service(), router, connections, threads.pushThread, pushAckMillis);
+    GrpcServer server =
         GrpcServer.start(
             options.bindAddress(),
             options.grpcPort(),
-            eventLoops,
+            threads.eventLoops,
             maxMessageBytes(options),
             connections,
             router,
             codec,
             replicator::isReady,
             clock);
-    started.push(grpc);
+    started.push(server);
     started.push(
         new IdleConnectionEjector(
             connections,
             clock,
-            scheduler,
+            threads.scheduler,
             CONNECTION_SWEEP_MILLIS,
             options.connectionIdleTimeout().toMillis(),
             options.connectionProbeTimeout().toMillis()));
+    return new GrpcPort(connections, server);
+  }
 
-    Vertx vertx =
-        Vertx.vertx(
-            new VertxOptions()
-                .setEventLoopPoolSize(eventLoops)
-                .setWorkerPoolSize(2)
-                .setInternalBlockingPoolSize(2));
-    started.push(() -> HttpApiServer.await(vertx.close()));
-    BeatMonitor beats =
-        new BeatMonitor(
-            services, clock, options.maxConnections(), BeatMonitor.DEFAULT_MAX_SERVICES_PER_CLIENT);
-    beats.start(scheduler, BeatMonitor.DEFAULT_SWEEP_MILLIS);
-    VertxHealthProbe probe =
-        new VertxHealthProbe(
-            vertx, options.healthCheckTimeout().toMillis(), HealthChecker.DEFAULT_MAX_IN_FLIGHT);
-    started.push(probe);
-    HealthChecker healthChecker =
-        new HealthChecker(
-            services, probe, HealthChecker.DEFAULT_MAX_IN_FLIGHT, HealthChecker.DEFAULT_FLIP_AFTER);
-    started.push(healthChecker);
-    healthChecker.start(scheduler, options.healthCheckInterval().toMillis());
-    ConfigHttpApi configHttp = new ConfigHttpApi(config, vertx, clock, options.maxConnections());
-    NamespaceRoutes namespaceHttp =
-        new NamespaceRoutes(namespaces, () -> ConfigSearch.countByNamespace(configStore.all()));
-    HttpApiServer httpApi =
-        HttpApiServer.start(
-            vertx,
-            options,
-            replicator::isReady,
-            List.of(
-                configHttp,
-                namespaceHttp,
-                new ConnectionRoutes(connections, codec),
-                httpRouter ->
-                    NamingHttpRoutes.mount(
-                        httpRouter, naming, beats, replicator::isReady, connections::size)));
-    started.push(httpApi);
-    log.debug("started with {}", options);
-    return new SluiceServer(
-        options,
-        started,
-        httpApi,
-        grpc,
-        replicator,
-        config,
-        naming,
-        connections,
-        namespaces,
-        configHttp);
+  private record GrpcPort(ConnectionRegistry connections, GrpcServer server) {}
+
+  /** What the store is started with: a one-peer group in the data directory. */
+  private static ReplicationOptions replicationOptions(ServerOptions options) {
+    return ReplicationOptions.builder(options.dataDir().resolve("ratis"))
+        .self(
+            new ReplicationPeer(
+                ReplicationOptions.DEFAULT_PEER_ID, options.bindAddress(), options.raftPort()))
+        // A command carries the content once, plus its metadata.
+        .maxCommandBytes((int) Math.min(Integer.MAX_VALUE, options.maxContentBytes() + 64 * 1024))
+        .build();
   }
 
   /**
@@ -315,20 +301,23 @@ public final class SluiceServer implements AutoCloseable {
     return options;
   }
 
+  /** The config center's door. */
   public ConfigService config() {
     return config;
   }
 
+  /** The registry's door. */
   public NamingService naming() {
     return naming;
   }
 
-  public ConnectionRegistry connections() {
-    return connections;
-  }
-
+  /** The namespaces' door. */
   public NamespaceService namespaces() {
     return namespaces;
+  }
+
+  public ConnectionRegistry connections() {
+    return connections;
   }
 
   /** HTTP long-polls held now, waiting for a config change or their deadline. */
@@ -366,18 +355,5 @@ public final class SluiceServer implements AutoCloseable {
         log.warn("error while closing {}", component, e);
       }
     }
-  }
-
-  private static void shutdown(ExecutorService executor) throws InterruptedException {
-    executor.shutdownNow();
-    executor.awaitTermination(5, TimeUnit.SECONDS);
-  }
-
-  private static ThreadFactory daemonThreads(String name) {
-    return runnable -> {
-      Thread thread = new Thread(runnable, name);
-      thread.setDaemon(true);
-      return thread;
-    };
   }
 }

@@ -3,22 +3,40 @@ package io.sluice.server;
 import io.sluice.server.replication.Replicator;
 import io.sluice.server.replication.ReplicatorNotReadyException;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A replicator that is still starting. Opening the log and electing the one peer takes about a
- * second, which the server spends starting its network ports in parallel; until the real replicator
- * is there, writes wait for it and readiness is false. If it fails to start, writes and {@link
- * #ready()} fail with the cause.
+ * The replicator the features write through while the real one starts. Opening the log and electing
+ * the one peer takes about a second, which the server spends starting its network ports in
+ * parallel; until the real replicator is there, writes wait for it and readiness is false. If it
+ * fails to start, writes and {@link #ready()} fail with the cause.
+ *
+ * <p>It exists before the replicated states, so that every feature can be built in one step with
+ * its writes going here; {@link #start} then starts the real one once all states are known.
  */
 final class StartingReplicator implements Replicator, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(StartingReplicator.class);
 
-  private final CompletableFuture<Replicator> starting;
+  private final CompletableFuture<Replicator> starting = new CompletableFuture<>();
+  private volatile boolean startRequested;
 
-  StartingReplicator(CompletableFuture<Replicator> starting) {
-    this.starting = starting;
+  /** Starts the real replicator on a thread of its own; returns at once. */
+  void start(Supplier<Replicator> replicator) {
+    startRequested = true;
+    Thread starter =
+        new Thread(
+            () -> {
+              try {
+                starting.complete(replicator.get());
+              } catch (RuntimeException | Error e) {
+                starting.completeExceptionally(e);
+              }
+            },
+            "sluice-store-start");
+    starter.setDaemon(true);
+    starter.start();
   }
 
   @Override
@@ -64,6 +82,10 @@ final class StartingReplicator implements Replicator, AutoCloseable {
 
   @Override
   public void close() {
+    if (!startRequested) {
+      // Never started (an earlier part of the server failed): nothing to close.
+      starting.completeExceptionally(new ReplicatorNotReadyException("the server is closing"));
+    }
     try {
       Replicator replicator = starting.join();
       if (replicator instanceof AutoCloseable closeable) {

@@ -68,26 +68,15 @@ class SluiceServerTest {
             server
                 .config()
                 .publish(
-                    new io.sluice.server.config.ConfigCommand.Publish(
+                    new io.sluice.server.config.ConfigPublish(
                         io.sluice.server.config.ConfigKey.of(
                             "", "DEFAULT_GROUP", "restart-" + start),
-                        io.sluice.server.config.ConfigCommand.Target.FORMAL,
+                        io.sluice.server.config.ConfigTarget.FORMAL,
                         null,
                         "v" + start,
-                        null,
-                        null,
-                        null,
-                        null,
-                        null,
-                        null,
-                        null,
-                        null,
-                        null,
-                        null,
-                        null,
+                        io.sluice.server.config.ConfigMeta.NONE,
                         java.util.Set.of(),
-                        null,
-                        0))
+                        null))
                 .get(10, java.util.concurrent.TimeUnit.SECONDS);
         assertThat(outcome).isInstanceOf(io.sluice.server.config.ConfigOutcome.Published.class);
         for (int earlier = 0; earlier <= start; earlier++) {

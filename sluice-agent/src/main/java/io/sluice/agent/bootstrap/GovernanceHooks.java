@@ -122,6 +122,18 @@ public class GovernanceHooks {
     return instances;
   }
 
+  /**
+   * A load balancer built an instance cache in this Spring {@code CacheManager}: the agent evicts a
+   * service's entry from it when the registry changes the service ({@link #registryChanged}).
+   */
+  public void instanceCache(Object cacheManager) {}
+
+  /**
+   * The registry client applied a new instance list for {@code service} (Nacos's {@code
+   * group@@name} or the bare name): cached copies of the old list are dropped.
+   */
+  public void registryChanged(String service) {}
+
   /** This instance's lane (the agent's {@code sluice.lane}), for its registry metadata; or null. */
   public String instanceLane() {
     return null;

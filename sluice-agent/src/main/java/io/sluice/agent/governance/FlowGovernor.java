@@ -169,6 +169,16 @@ public final class FlowGovernor extends GovernanceHooks implements RuleSink {
   }
 
   @Override
+  public void instanceCache(Object cacheManager) {
+    lanes.instanceCache(cacheManager);
+  }
+
+  @Override
+  public void registryChanged(String service) {
+    lanes.registryChanged(service);
+  }
+
+  @Override
   public Object gatewayResource(Object route) {
     String id = GatewayRoutes.idOf(route);
     if (id == null) {

@@ -13,7 +13,8 @@ import java.util.List;
 /**
  * The lanes as the agent applies them: the lane document in force (replaced whole by the rule
  * watcher), the entry evaluation for each kind of inbound request, the lane routing of load
- * balancers, and this instance's own lane for its registry metadata.
+ * balancers (kept fresh on registry pushes), and this instance's own lane for its registry
+ * metadata.
  *
  * <p>Concurrency: {@code lanes} is one volatile reference, read once per decision; the readers and
  * the router are thread-safe.
@@ -22,6 +23,7 @@ public final class LaneGovernance {
   private final String instanceLane;
   private final AgentLog log;
   private final LaneRouter<Object> router = new LaneRouter<>(ServiceInstanceTags::tagOf);
+  private final LoadBalancerCaches loadBalancerCaches;
   private final ClassValue<RequestReader<Object>> servletReaders =
       new ClassValue<>() {
         @Override
@@ -44,6 +46,7 @@ public final class LaneGovernance {
   public LaneGovernance(String instanceLane, AgentLog log) {
     this.instanceLane = instanceLane;
     this.log = log;
+    this.loadBalancerCaches = new LoadBalancerCaches(log);
   }
 
   /** Replaces the lanes in force; an invalid document changes nothing. */
@@ -90,5 +93,15 @@ public final class LaneGovernance {
       tag = null;
     }
     return router.select((List<Object>) instances, tag);
+  }
+
+  /** See {@link GovernanceHooks#instanceCache}. */
+  void instanceCache(Object cacheManager) {
+    loadBalancerCaches.remember(cacheManager);
+  }
+
+  /** See {@link GovernanceHooks#registryChanged}. */
+  void registryChanged(String service) {
+    loadBalancerCaches.evict(service);
   }
 }

@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -27,6 +28,9 @@ final class FakeConfigCenter implements AutoCloseable {
   private final Map<ConfigKey, String> configs = new HashMap<>();
   final AtomicInteger gets = new AtomicInteger();
   final AtomicInteger listens = new AtomicInteger();
+
+  /** Counted down when a long-poll is held, waiting for a change: a test publishes after it. */
+  final CountDownLatch holding = new CountDownLatch(1);
 
   FakeConfigCenter() throws IOException {
     server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 16);
@@ -101,6 +105,7 @@ final class FakeConfigCenter implements AutoCloseable {
           break;
         }
         try {
+          holding.countDown();
           wait(left);
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();

@@ -80,7 +80,7 @@ class RuleWatcherTest {
         new Thread(
             () -> {
               try {
-                Thread.sleep(200);
+                server.holding.await(); // the watcher's long-poll is held: publish into it
               } catch (InterruptedException e) {
                 return;
               }

@@ -8,8 +8,8 @@ import java.util.Set;
  * @param audience the client IPs whose view changed, or empty when it is every client (a beta
  *     publish or removal only changes what its beta IPs see)
  */
-public record ConfigChange(ConfigKey key, Set<String> audience) {
-  public boolean concerns(String reportedIp, String remoteIp) {
+record ConfigChange(ConfigKey key, Set<String> audience) {
+  boolean concerns(String reportedIp, String remoteIp) {
     return audience.isEmpty() || audience.contains(reportedIp) || audience.contains(remoteIp);
   }
 }

@@ -32,19 +32,37 @@ import org.slf4j.LoggerFactory;
  * {@link #append} skips the ones already on disk. Appends are buffered; {@link #sync} (called when
  * a snapshot is taken, before the log up to it may be purged) makes them durable.
  *
- * <p>Record format: {@code int length, int crc32c(payload), payload}. A torn record at the tail of
- * the newest segment (a crash mid-write) is cut off on open.
+ * <p>On disk: {@code history-<ordinal>.log} segment files. A segment starts with {@code long magic
+ * "SLUICEHS", int format}, then records {@code int length, int crc32c(payload), payload}. A torn
+ * record at the tail of the newest segment (a crash mid-write) is cut off on open.
+ *
+ * <ul>
+ *   <li>Format {@value #FORMAT} (written): payload {@code long id, long created, long modified,
+ *       byte opType, key, byte target, tag, content, md5, ConfigMeta} ({@link ConfigCodec}).
+ *   <li>Format 1, segments without the header (read only): payload {@code long id, long created,
+ *       long modified, byte opType, key, publishType, tag, content, md5, type, appName, srcUser,
+ *       srcIp, encryptedDataKey}.
+ * </ul>
+ *
+ * A segment is written in one format only: a format 1 segment found at start is not appended to;
+ * the first new entry opens a new segment.
  *
  * <p>Concurrency: appends come from the apply thread, reads from API threads; the index and the
  * write buffer are guarded by {@code this}, record reads happen outside the lock with positional
  * reads.
  */
-public final class ConfigHistory implements AutoCloseable {
+final class ConfigHistory implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ConfigHistory.class);
 
-  public static final long DEFAULT_SEGMENT_BYTES = 64L * 1024 * 1024;
+  static final long DEFAULT_SEGMENT_BYTES = 64L * 1024 * 1024;
   private static final long SEGMENT_MAX_AGE_MILLIS = TimeUnit.DAYS.toMillis(1);
   private static final int HEADER_BYTES = 8;
+
+  /** The format records are written in. */
+  static final int FORMAT = 2;
+
+  private static final long SEGMENT_MAGIC = 0x534C554943454853L; // "SLUICEHS"
+  private static final int SEGMENT_HEADER_BYTES = 8 + 4;
   private static final int WRITE_BUFFER_BYTES = 256 * 1024;
   private static final int OFFSET_BITS = 40;
   private static final long OFFSET_MASK = (1L << OFFSET_BITS) - 1;
@@ -67,7 +85,7 @@ public final class ConfigHistory implements AutoCloseable {
     this.segmentBytes = segmentBytes;
   }
 
-  public static ConfigHistory open(Path dir, long segmentBytes) {
+  static ConfigHistory open(Path dir, long segmentBytes) {
     try {
       Files.createDirectories(dir);
       ConfigHistory history = new ConfigHistory(dir, segmentBytes);
@@ -79,18 +97,19 @@ public final class ConfigHistory implements AutoCloseable {
   }
 
   /** The highest id appended so far (0 for none). */
-  public synchronized long lastId() {
+  synchronized long lastId() {
     return lastId;
   }
 
   /** Appends an entry; entries whose id is not above {@link #lastId} are already kept. */
-  public synchronized void append(ConfigHistoryEntry entry) {
+  synchronized void append(ConfigHistoryEntry entry) {
     if (entry.id() <= lastId) {
       return;
     }
     byte[] record = encode(entry);
     try {
       if (active == null
+          || active.format != FORMAT
           || active.size + writeBuffer.position() + record.length > segmentBytes
           || (active.firstMillis > 0
               && entry.modifiedMillis() - active.firstMillis > SEGMENT_MAX_AGE_MILLIS)) {
@@ -118,7 +137,7 @@ public final class ConfigHistory implements AutoCloseable {
   }
 
   /** Makes every appended entry durable. */
-  public synchronized void sync() {
+  synchronized void sync() {
     try {
       flush();
       if (active != null) {
@@ -129,7 +148,7 @@ public final class ConfigHistory implements AutoCloseable {
     }
   }
 
-  public HistoryPage list(ConfigKey key, int pageNumber, int pageSize) {
+  Page<ConfigHistoryEntry> list(ConfigKey key, int pageNumber, int pageSize) {
     long[] ids;
     synchronized (this) {
       IdList list = idsByKey.get(key);
@@ -142,10 +161,10 @@ public final class ConfigHistory implements AutoCloseable {
     for (int i = start; i < Math.min(total, start + pageSize) && i >= 0; i++) {
       get(ids[total - 1 - i]).ifPresent(items::add);
     }
-    return new HistoryPage(total, pageNumber, pages, items);
+    return new Page<>(total, pageNumber, pages, items);
   }
 
-  public Optional<ConfigHistoryEntry> get(long id) {
+  Optional<ConfigHistoryEntry> get(long id) {
     Segment segment;
     long offset;
     synchronized (this) {
@@ -167,7 +186,7 @@ public final class ConfigHistory implements AutoCloseable {
       }
     }
     try {
-      return Optional.of(read(segment.channel, offset));
+      return Optional.of(read(segment, offset));
     } catch (IOException e) {
       // The segment was purged while we read, or the record is damaged.
       return Optional.empty();
@@ -175,7 +194,7 @@ public final class ConfigHistory implements AutoCloseable {
   }
 
   /** The entry for the same config just before {@code id}, if kept. */
-  public Optional<ConfigHistoryEntry> previous(ConfigKey key, long id) {
+  Optional<ConfigHistoryEntry> previous(ConfigKey key, long id) {
     long previousId = 0;
     synchronized (this) {
       IdList list = idsByKey.get(key);
@@ -187,7 +206,7 @@ public final class ConfigHistory implements AutoCloseable {
   }
 
   /** Drops whole segments whose newest entry is older than the cutoff; never the active one. */
-  public synchronized int purgeOlderThan(long cutoffMillis) {
+  synchronized int purgeOlderThan(long cutoffMillis) {
     int removed = 0;
     while (segments.size() > 1) {
       Segment oldest = segments.firstEntry().getValue();
@@ -251,10 +270,10 @@ public final class ConfigHistory implements AutoCloseable {
     }
   }
 
-  /** Indexes a segment's records and cuts off a torn tail. */
+  /** Reads a segment's format, indexes its records and cuts off a torn tail. */
   private void scan(Segment segment) throws IOException {
-    long offset = 0;
     long fileSize = segment.channel.size();
+    long offset = readFormat(segment, fileSize);
     while (offset + HEADER_BYTES <= fileSize) {
       ConfigHistoryEntry entry;
       int length;
@@ -265,7 +284,7 @@ public final class ConfigHistory implements AutoCloseable {
         if (length <= 0 || offset + HEADER_BYTES + length > fileSize) {
           break;
         }
-        entry = read(segment.channel, offset);
+        entry = read(segment, offset);
       } catch (IOException damaged) {
         break;
       }
@@ -287,6 +306,53 @@ public final class ConfigHistory implements AutoCloseable {
       segment.channel.truncate(offset);
     }
     segment.size = offset;
+  }
+
+  /**
+   * Sets the segment's format from its header and returns where its records start. A segment
+   * without the header is format 1; an empty one, or one whose header a crash cut short, gets this
+   * version's header (it holds no record yet).
+   */
+  private static long readFormat(Segment segment, long fileSize) throws IOException {
+    ByteBuffer header = ByteBuffer.allocate(SEGMENT_HEADER_BYTES);
+    readUpTo(segment.channel, header);
+    header.flip();
+    if (fileSize >= SEGMENT_HEADER_BYTES && header.getLong(0) == SEGMENT_MAGIC) {
+      segment.format = header.getInt(8);
+      if (segment.format < 2 || segment.format > FORMAT) {
+        throw new IOException(
+            segment.path + ": history format " + segment.format + " is not one this version reads");
+      }
+      return SEGMENT_HEADER_BYTES;
+    }
+    if (fileSize < SEGMENT_HEADER_BYTES && isMagicPrefix(header)) {
+      segment.channel.truncate(0);
+      writeSegmentHeader(segment.channel);
+      segment.format = FORMAT;
+      return SEGMENT_HEADER_BYTES;
+    }
+    segment.format = 1;
+    return 0;
+  }
+
+  /**
+   * Whether the bytes of a file shorter than a header begin like one. True for no bytes at all: a
+   * file a crash left empty holds no record, whichever format it was meant for.
+   */
+  private static boolean isMagicPrefix(ByteBuffer header) {
+    byte[] magic = ByteBuffer.allocate(8).putLong(SEGMENT_MAGIC).array();
+    for (int i = 0; i < Math.min(header.limit(), 8); i++) {
+      if (header.get(i) != magic[i]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static void writeSegmentHeader(FileChannel channel) throws IOException {
+    ByteBuffer header = ByteBuffer.allocate(SEGMENT_HEADER_BYTES);
+    header.putLong(SEGMENT_MAGIC).putInt(FORMAT).flip();
+    writeFully(channel, header, 0);
   }
 
   private void index(long id, ConfigKey key, long position) {
@@ -326,7 +392,10 @@ public final class ConfigHistory implements AutoCloseable {
     if (active != null) {
       active.channel.force(false);
     }
+    writeSegmentHeader(channel);
     Segment segment = new Segment(ordinal, file, channel);
+    segment.format = FORMAT;
+    segment.size = SEGMENT_HEADER_BYTES;
     segment.firstId = lastId + 1;
     segments.put(ordinal, segment);
     active = segment;
@@ -360,6 +429,18 @@ public final class ConfigHistory implements AutoCloseable {
     }
   }
 
+  /** Reads from the start of the file until the buffer is full or the file ends. */
+  private static void readUpTo(FileChannel channel, ByteBuffer buffer) throws IOException {
+    long position = 0;
+    while (buffer.hasRemaining()) {
+      int n = channel.read(buffer, position);
+      if (n < 0) {
+        return;
+      }
+      position += n;
+    }
+  }
+
   private static void readFully(FileChannel channel, ByteBuffer buffer, long at)
       throws IOException {
     long position = at;
@@ -372,42 +453,67 @@ public final class ConfigHistory implements AutoCloseable {
     }
   }
 
-  private static ConfigHistoryEntry read(FileChannel channel, long offset) throws IOException {
+  private static ConfigHistoryEntry read(Segment segment, long offset) throws IOException {
     ByteBuffer header = ByteBuffer.allocate(HEADER_BYTES);
-    readFully(channel, header, offset);
+    readFully(segment.channel, header, offset);
     int length = header.getInt(0);
     int crc = header.getInt(4);
-    if (length <= 0 || length > ConfigCommand.MAX_STRING_BYTES) {
+    if (length <= 0 || length > ConfigCodec.MAX_STRING_BYTES) {
       throw new IOException("bad history record length " + length);
     }
     ByteBuffer payload = ByteBuffer.allocate(length);
-    readFully(channel, payload, offset + HEADER_BYTES);
+    readFully(segment.channel, payload, offset + HEADER_BYTES);
     CRC32C checksum = new CRC32C();
     checksum.update(payload.array(), 0, length);
     if ((int) checksum.getValue() != crc) {
       throw new IOException("history record checksum mismatch at " + offset);
     }
     DataInputStream in = new DataInputStream(new ByteArrayInputStream(payload.array()));
+    return segment.format == 1 ? readFormatOne(in) : readRecord(in);
+  }
+
+  private static ConfigHistoryEntry readRecord(DataInputStream in) throws IOException {
     long id = in.readLong();
     long created = in.readLong();
     long modified = in.readLong();
     char op = (char) in.readByte();
-    ConfigKey key = ConfigCommand.readKey(in);
     return new ConfigHistoryEntry(
         id,
-        key,
+        ConfigCodec.readKey(in),
         op,
-        ConfigCommand.readString(in),
-        ConfigCommand.readString(in),
-        ConfigCommand.readString(in),
-        ConfigCommand.readString(in),
-        ConfigCommand.readString(in),
-        ConfigCommand.readString(in),
-        ConfigCommand.readString(in),
-        ConfigCommand.readString(in),
-        ConfigCommand.readString(in),
+        ConfigCodec.readTarget(in),
+        ConfigCodec.readString(in),
+        ConfigCodec.readString(in),
+        ConfigCodec.readString(in),
+        ConfigCodec.readMeta(in),
         created,
         modified);
+  }
+
+  /** A record of a segment without a header: only five of the metadata fields were kept. */
+  private static ConfigHistoryEntry readFormatOne(DataInputStream in) throws IOException {
+    long id = in.readLong();
+    long created = in.readLong();
+    long modified = in.readLong();
+    char op = (char) in.readByte();
+    ConfigKey key = ConfigCodec.readKey(in);
+    String publishType = ConfigCodec.readString(in);
+    ConfigTarget target = ConfigTarget.ofPublishType(publishType);
+    if (target == null) {
+      throw new IOException("unknown publish type " + publishType);
+    }
+    String tag = ConfigCodec.readString(in);
+    String content = ConfigCodec.readString(in);
+    String md5 = ConfigCodec.readString(in);
+    ConfigMeta meta =
+        ConfigMeta.builder()
+            .type(ConfigCodec.readString(in))
+            .appName(ConfigCodec.readString(in))
+            .srcUser(ConfigCodec.readString(in))
+            .srcIp(ConfigCodec.readString(in))
+            .encryptedDataKey(ConfigCodec.readString(in))
+            .build();
+    return new ConfigHistoryEntry(id, key, op, target, tag, content, md5, meta, created, modified);
   }
 
   private static byte[] encode(ConfigHistoryEntry entry) {
@@ -419,16 +525,12 @@ public final class ConfigHistory implements AutoCloseable {
       out.writeLong(entry.createdMillis());
       out.writeLong(entry.modifiedMillis());
       out.writeByte(entry.opType());
-      ConfigCommand.writeKey(out, entry.key());
-      ConfigCommand.writeString(out, entry.publishType());
-      ConfigCommand.writeString(out, entry.tag());
-      ConfigCommand.writeString(out, entry.content());
-      ConfigCommand.writeString(out, entry.md5());
-      ConfigCommand.writeString(out, entry.type());
-      ConfigCommand.writeString(out, entry.appName());
-      ConfigCommand.writeString(out, entry.srcUser());
-      ConfigCommand.writeString(out, entry.srcIp());
-      ConfigCommand.writeString(out, entry.encryptedDataKey());
+      ConfigCodec.writeKey(out, entry.key());
+      ConfigCodec.writeTarget(out, entry.target());
+      ConfigCodec.writeString(out, entry.tag());
+      ConfigCodec.writeString(out, entry.content());
+      ConfigCodec.writeString(out, entry.md5());
+      ConfigCodec.writeMeta(out, entry.meta());
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -452,6 +554,7 @@ public final class ConfigHistory implements AutoCloseable {
     final int ordinal;
     final Path path;
     final FileChannel channel;
+    int format;
     long size;
     long firstId;
     long firstMillis;

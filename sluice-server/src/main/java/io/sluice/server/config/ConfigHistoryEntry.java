@@ -5,8 +5,10 @@ package io.sluice.server.config;
  *
  * @param opType {@code I} (first publish), {@code U} (update) or {@code D} (delete), as Nacos
  *     reports them
- * @param publishType {@code formal}, {@code beta} or {@code tag}
+ * @param target which version it changed ({@link ConfigTarget#publishType()} is Nacos's {@code
+ *     publishType})
  * @param content the content published, or the content deleted
+ * @param meta the metadata published (or of the version deleted), with who did it
  * @param createdMillis when the config was first published
  * @param modifiedMillis when this operation happened
  */
@@ -14,14 +16,10 @@ public record ConfigHistoryEntry(
     long id,
     ConfigKey key,
     char opType,
-    String publishType,
+    ConfigTarget target,
     String tag,
     String content,
     String md5,
-    String type,
-    String appName,
-    String srcUser,
-    String srcIp,
-    String encryptedDataKey,
+    ConfigMeta meta,
     long createdMillis,
     long modifiedMillis) {}

@@ -14,6 +14,16 @@ public record ConfigItem(
     tags = Map.copyOf(tags);
   }
 
+  /** The tag of one of this item's tagged versions, or null when it is not one of them. */
+  public String tagOf(ConfigVersion version) {
+    for (Map.Entry<String, ConfigVersion> tag : tags.entrySet()) {
+      if (tag.getValue() == version) {
+        return tag.getKey();
+      }
+    }
+    return null;
+  }
+
   boolean isEmpty() {
     return formal == null && beta == null && tags.isEmpty();
   }

@@ -2,8 +2,9 @@ package io.sluice.server.config;
 
 import io.sluice.server.config.ConfigCommand.Publish;
 import io.sluice.server.config.ConfigCommand.Remove;
-import io.sluice.server.config.ConfigCommand.Target;
+import io.sluice.server.feature.Fault;
 import io.sluice.server.replication.ReplicatedState;
+import io.sluice.server.replication.UnknownFormatException;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -19,14 +20,21 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * All configs, in memory, changed only by applying replicated {@link ConfigCommand}s.
+ * All configs, in memory, changed only by applying replicated {@link ConfigCommand}s. Whether a
+ * publish applies (a compare-and-set against the current md5) is decided here, in apply, from the
+ * replicated state alone, so every replica decides the same.
+ *
+ * <p>Snapshot section, format {@value #SNAPSHOT_FORMAT}: {@code int format, long historySequence,
+ * int count}, then per config its key, the formal and beta versions ({@code boolean present}, then
+ * {@code long id, content, md5, ConfigMeta, long created, long modified, betaIps}) and {@code int}
+ * tagged versions as {@code tag, version}. Format 1 is what every version so far wrote.
  *
  * <p>Concurrency: {@link #apply}, {@link #writeSnapshot} and {@link #loadSnapshot} run on the
  * replicator's single apply thread; readers on any thread see whole {@link ConfigItem}s, swapped
  * atomically in a concurrent map, so a read never waits for a write.
  */
-public final class ConfigStore implements ReplicatedState {
-  public static final String NAME = "config";
+final class ConfigStore implements ReplicatedState {
+  static final String NAME = "config";
   private static final Logger log = LoggerFactory.getLogger(ConfigStore.class);
   private static final int SNAPSHOT_FORMAT = 1;
 
@@ -40,7 +48,7 @@ public final class ConfigStore implements ReplicatedState {
   /**
    * @param changes told after each applied change, on the apply thread: must hand off at once
    */
-  public ConfigStore(ConfigHistory history, Consumer<ConfigChange> changes) {
+  ConfigStore(ConfigHistory history, Consumer<ConfigChange> changes) {
     this.history = history;
     this.changes = changes;
   }
@@ -50,15 +58,15 @@ public final class ConfigStore implements ReplicatedState {
     return NAME;
   }
 
-  public ConfigItem get(ConfigKey key) {
+  ConfigItem get(ConfigKey key) {
     return items.get(key);
   }
 
-  public Collection<ConfigItem> all() {
+  Collection<ConfigItem> all() {
     return items.values();
   }
 
-  public int size() {
+  int size() {
     return items.size();
   }
 
@@ -67,9 +75,11 @@ public final class ConfigStore implements ReplicatedState {
     ConfigCommand decoded;
     try {
       decoded = ConfigCommand.decode(command);
+    } catch (UnknownFormatException newer) {
+      throw newer; // stops replication here: skipping the command would lose it
     } catch (IOException | RuntimeException e) {
       log.error("unreadable config command at log index {}", logIndex, e);
-      return new ConfigOutcome.Rejected("unreadable command: " + e.getMessage());
+      return new ConfigOutcome.Rejected(Fault.INTERNAL, "unreadable command: " + e.getMessage());
     }
     if (decoded instanceof Publish publish) {
       return publish(publish);
@@ -93,19 +103,10 @@ public final class ConfigStore implements ReplicatedState {
             id,
             p.content(),
             p.md5(),
-            p.type(),
-            p.appName(),
-            p.desc(),
-            p.configTags(),
-            p.encryptedDataKey(),
-            p.srcUser(),
-            p.srcIp(),
-            p.use(),
-            p.effect(),
-            p.schema(),
+            p.meta(),
             created,
             p.timestampMillis(),
-            p.target() == Target.BETA ? p.betaIps() : Set.of());
+            p.target() == ConfigTarget.BETA ? p.betaIps() : Set.of());
     ConfigItem base = current == null ? new ConfigItem(p.key(), null, null, Map.of()) : current;
     items.put(p.key(), with(base, p.target(), p.tag(), version));
     history.append(
@@ -113,15 +114,11 @@ public final class ConfigStore implements ReplicatedState {
             id,
             p.key(),
             previous == null ? 'I' : 'U',
-            publishType(p.target()),
+            p.target(),
             p.tag(),
             p.content(),
             p.md5(),
-            p.type(),
-            p.appName(),
-            p.srcUser(),
-            p.srcIp(),
-            p.encryptedDataKey(),
+            p.meta(),
             created,
             p.timestampMillis()));
     notify(p.key(), p.target(), version, previous);
@@ -146,24 +143,20 @@ public final class ConfigStore implements ReplicatedState {
             id,
             r.key(),
             'D',
-            publishType(r.target()),
+            r.target(),
             r.tag(),
             previous.content(),
             previous.md5(),
-            previous.type(),
-            previous.appName(),
-            r.srcUser(),
-            r.srcIp(),
-            previous.encryptedDataKey(),
+            previous.meta().writtenBy(r.srcUser(), r.srcIp()),
             previous.createdMillis(),
             r.timestampMillis()));
     notify(r.key(), r.target(), null, previous);
     return new ConfigOutcome.Removed(true);
   }
 
-  private void notify(ConfigKey key, Target target, ConfigVersion now, ConfigVersion before) {
+  private void notify(ConfigKey key, ConfigTarget target, ConfigVersion now, ConfigVersion before) {
     Set<String> audience = Set.of();
-    if (target == Target.BETA) {
+    if (target == ConfigTarget.BETA) {
       Set<String> ips = new TreeSet<>();
       if (now != null) {
         ips.addAll(now.betaIps());
@@ -183,7 +176,7 @@ public final class ConfigStore implements ReplicatedState {
     }
   }
 
-  private static ConfigVersion versionOf(ConfigItem item, Target target, String tag) {
+  private static ConfigVersion versionOf(ConfigItem item, ConfigTarget target, String tag) {
     return switch (target) {
       case FORMAL -> item.formal();
       case BETA -> item.beta();
@@ -191,7 +184,8 @@ public final class ConfigStore implements ReplicatedState {
     };
   }
 
-  private static ConfigItem with(ConfigItem item, Target target, String tag, ConfigVersion v) {
+  private static ConfigItem with(
+      ConfigItem item, ConfigTarget target, String tag, ConfigVersion v) {
     return switch (target) {
       case FORMAL -> new ConfigItem(item.key(), v, item.beta(), item.tags());
       case BETA -> new ConfigItem(item.key(), item.formal(), v, item.tags());
@@ -207,14 +201,6 @@ public final class ConfigStore implements ReplicatedState {
     };
   }
 
-  private static String publishType(Target target) {
-    return switch (target) {
-      case FORMAL -> "formal";
-      case BETA -> "beta";
-      case TAG -> "tag";
-    };
-  }
-
   @Override
   public void writeSnapshot(DataOutputStream out) throws IOException {
     // History entries below this snapshot must be durable before the log up to it is purged.
@@ -224,12 +210,12 @@ public final class ConfigStore implements ReplicatedState {
     Collection<ConfigItem> all = items.values();
     out.writeInt(all.size());
     for (ConfigItem item : all) {
-      ConfigCommand.writeKey(out, item.key());
+      ConfigCodec.writeKey(out, item.key());
       writeVersion(out, item.formal());
       writeVersion(out, item.beta());
       out.writeInt(item.tags().size());
       for (Map.Entry<String, ConfigVersion> tag : item.tags().entrySet()) {
-        ConfigCommand.writeString(out, tag.getKey());
+        ConfigCodec.writeString(out, tag.getKey());
         writeVersion(out, tag.getValue());
       }
     }
@@ -245,13 +231,13 @@ public final class ConfigStore implements ReplicatedState {
     int count = in.readInt();
     Map<ConfigKey, ConfigItem> loaded = new HashMap<>(Math.max(16, count * 2));
     for (int i = 0; i < count; i++) {
-      ConfigKey key = ConfigCommand.readKey(in);
+      ConfigKey key = ConfigCodec.readKey(in);
       ConfigVersion formal = readVersion(in);
       ConfigVersion beta = readVersion(in);
       int tagCount = in.readInt();
       Map<String, ConfigVersion> tags = new HashMap<>();
       for (int t = 0; t < tagCount; t++) {
-        tags.put(ConfigCommand.readString(in), readVersion(in));
+        tags.put(ConfigCodec.readString(in), readVersion(in));
       }
       loaded.put(key, new ConfigItem(key, formal, beta, tags));
     }
@@ -266,66 +252,25 @@ public final class ConfigStore implements ReplicatedState {
       return;
     }
     out.writeLong(v.id());
-    ConfigCommand.writeString(out, v.content());
-    ConfigCommand.writeString(out, v.md5());
-    ConfigCommand.writeString(out, v.type());
-    ConfigCommand.writeString(out, v.appName());
-    ConfigCommand.writeString(out, v.desc());
-    ConfigCommand.writeString(out, v.configTags());
-    ConfigCommand.writeString(out, v.encryptedDataKey());
-    ConfigCommand.writeString(out, v.srcUser());
-    ConfigCommand.writeString(out, v.srcIp());
-    ConfigCommand.writeString(out, v.use());
-    ConfigCommand.writeString(out, v.effect());
-    ConfigCommand.writeString(out, v.schema());
+    ConfigCodec.writeString(out, v.content());
+    ConfigCodec.writeString(out, v.md5());
+    ConfigCodec.writeMeta(out, v.meta());
     out.writeLong(v.createdMillis());
     out.writeLong(v.modifiedMillis());
-    out.writeInt(v.betaIps().size());
-    for (String ip : v.betaIps()) {
-      ConfigCommand.writeString(out, ip);
-    }
+    ConfigCodec.writeIps(out, v.betaIps());
   }
 
   private static ConfigVersion readVersion(DataInputStream in) throws IOException {
     if (!in.readBoolean()) {
       return null;
     }
-    long id = in.readLong();
-    String content = ConfigCommand.readString(in);
-    String md5 = ConfigCommand.readString(in);
-    String type = ConfigCommand.readString(in);
-    String appName = ConfigCommand.readString(in);
-    String desc = ConfigCommand.readString(in);
-    String configTags = ConfigCommand.readString(in);
-    String encryptedDataKey = ConfigCommand.readString(in);
-    String srcUser = ConfigCommand.readString(in);
-    String srcIp = ConfigCommand.readString(in);
-    String use = ConfigCommand.readString(in);
-    String effect = ConfigCommand.readString(in);
-    String schema = ConfigCommand.readString(in);
-    long created = in.readLong();
-    long modified = in.readLong();
-    int betaCount = in.readInt();
-    Set<String> betaIps = new TreeSet<>();
-    for (int i = 0; i < betaCount; i++) {
-      betaIps.add(ConfigCommand.readString(in));
-    }
     return new ConfigVersion(
-        id,
-        content,
-        md5,
-        type,
-        appName,
-        desc,
-        configTags,
-        encryptedDataKey,
-        srcUser,
-        srcIp,
-        use,
-        effect,
-        schema,
-        created,
-        modified,
-        Set.copyOf(betaIps));
+        in.readLong(),
+        ConfigCodec.readString(in),
+        ConfigCodec.readString(in),
+        ConfigCodec.readMeta(in),
+        in.readLong(),
+        in.readLong(),
+        ConfigCodec.readIps(in));
   }
 }

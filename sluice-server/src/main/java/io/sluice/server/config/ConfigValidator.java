@@ -1,7 +1,5 @@
 package io.sluice.server.config;
 
-import io.sluice.server.config.ConfigCommand.Publish;
-import io.sluice.server.config.ConfigCommand.Target;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -10,7 +8,7 @@ import java.nio.charset.StandardCharsets;
  * namespace id of letters, digits, {@code _} and {@code -}; non-blank content within the size
  * limit; bounded metadata.
  */
-public final class ConfigValidator {
+final class ConfigValidator {
   static final int MAX_DATA_ID_LENGTH = 256;
   static final int MAX_GROUP_LENGTH = 128;
   static final int MAX_NAMESPACE_LENGTH = 128;
@@ -24,76 +22,76 @@ public final class ConfigValidator {
 
   private final long maxContentBytes;
 
-  public ConfigValidator(long maxContentBytes) {
+  ConfigValidator(long maxContentBytes) {
     this.maxContentBytes = maxContentBytes;
   }
 
-  public long maxContentBytes() {
+  long maxContentBytes() {
     return maxContentBytes;
   }
 
-  /** Checks the three parts of a key; throws {@link InvalidConfigException} on the first fault. */
-  public void checkKey(String namespace, String group, String dataId) {
+  /** Checks the three parts of a key; throws {@link ConfigException} on the first fault. */
+  void checkKey(String namespace, String group, String dataId) {
     checkName("dataId", dataId, MAX_DATA_ID_LENGTH);
     checkName("group", group, MAX_GROUP_LENGTH);
     checkNamespace(namespace);
   }
 
-  public void checkNamespace(String namespace) {
+  void checkNamespace(String namespace) {
     if (namespace == null || namespace.isEmpty()) {
       return;
     }
     if (namespace.length() > MAX_NAMESPACE_LENGTH) {
-      throw new InvalidConfigException(
+      throw ConfigException.invalid(
           "namespace is longer than " + MAX_NAMESPACE_LENGTH + " characters");
     }
     for (int i = 0; i < namespace.length(); i++) {
       char c = namespace.charAt(i);
       if (!(Character.isLetterOrDigit(c) || c == '_' || c == '-')) {
-        throw new InvalidConfigException("namespace has an invalid character '" + c + "'");
+        throw ConfigException.invalid("namespace has an invalid character '" + c + "'");
       }
     }
   }
 
-  public void checkPublish(Publish p) {
+  void checkPublish(ConfigPublish p) {
     checkKey(p.key().namespace(), p.key().group(), p.key().dataId());
     if (p.content() == null || p.content().isBlank()) {
-      throw new InvalidConfigException("content must not be blank");
+      throw ConfigException.invalid("content must not be blank");
     }
     // Cheap bound first: a UTF-8 byte is at least a char; at most three per char of Java string.
     long chars = p.content().length();
     if (chars > maxContentBytes) {
-      throw new ConfigTooLargeException(chars, maxContentBytes);
+      throw ConfigException.tooLarge(chars, maxContentBytes);
     }
     if (chars * 3 > maxContentBytes) {
       long bytes = p.content().getBytes(StandardCharsets.UTF_8).length;
       if (bytes > maxContentBytes) {
-        throw new ConfigTooLargeException(bytes, maxContentBytes);
+        throw ConfigException.tooLarge(bytes, maxContentBytes);
       }
     }
-    if (p.target() == Target.TAG) {
+    if (p.target() == ConfigTarget.TAG) {
       checkName("tag", p.tag(), MAX_TAG_LENGTH);
     }
-    if (p.target() == Target.BETA) {
+    if (p.target() == ConfigTarget.BETA) {
       if (p.betaIps().isEmpty() || p.betaIps().size() > MAX_BETA_IPS) {
-        throw new InvalidConfigException("betaIps must list 1 to " + MAX_BETA_IPS + " addresses");
+        throw ConfigException.invalid("betaIps must list 1 to " + MAX_BETA_IPS + " addresses");
       }
       for (String ip : p.betaIps()) {
         if (ip.isBlank() || ip.length() > 64) {
-          throw new InvalidConfigException("betaIps has an invalid address '" + ip + "'");
+          throw ConfigException.invalid("betaIps has an invalid address '" + ip + "'");
         }
       }
     }
-    checkLength("desc", p.desc(), MAX_DESC_LENGTH);
-    checkLength("use", p.use(), MAX_SHORT_FIELD_LENGTH);
-    checkLength("effect", p.effect(), MAX_SHORT_FIELD_LENGTH);
-    checkLength("type", p.type(), MAX_SHORT_FIELD_LENGTH);
-    checkLength("schema", p.schema(), MAX_SCHEMA_LENGTH);
-    checkLength("appName", p.appName(), MAX_GROUP_LENGTH);
-    if (p.configTags() != null && !p.configTags().isEmpty()) {
-      String[] tags = p.configTags().split(",");
+    checkLength("desc", p.meta().desc(), MAX_DESC_LENGTH);
+    checkLength("use", p.meta().use(), MAX_SHORT_FIELD_LENGTH);
+    checkLength("effect", p.meta().effect(), MAX_SHORT_FIELD_LENGTH);
+    checkLength("type", p.meta().type(), MAX_SHORT_FIELD_LENGTH);
+    checkLength("schema", p.meta().schema(), MAX_SCHEMA_LENGTH);
+    checkLength("appName", p.meta().appName(), MAX_GROUP_LENGTH);
+    if (p.meta().configTags() != null && !p.meta().configTags().isEmpty()) {
+      String[] tags = p.meta().configTags().split(",");
       if (tags.length > MAX_CONFIG_TAGS) {
-        throw new InvalidConfigException("config_tags has more than " + MAX_CONFIG_TAGS + " tags");
+        throw ConfigException.invalid("config_tags has more than " + MAX_CONFIG_TAGS + " tags");
       }
       for (String tag : tags) {
         checkLength("config_tags entry", tag, MAX_CONFIG_TAG_LENGTH);
@@ -103,15 +101,15 @@ public final class ConfigValidator {
 
   private static void checkName(String what, String value, int maxLength) {
     if (value == null || value.isBlank()) {
-      throw new InvalidConfigException(what + " must not be blank");
+      throw ConfigException.invalid(what + " must not be blank");
     }
     if (value.length() > maxLength) {
-      throw new InvalidConfigException(what + " is longer than " + maxLength + " characters");
+      throw ConfigException.invalid(what + " is longer than " + maxLength + " characters");
     }
     for (int i = 0; i < value.length(); i++) {
       char c = value.charAt(i);
       if (!(Character.isLetterOrDigit(c) || c == '_' || c == '-' || c == '.' || c == ':')) {
-        throw new InvalidConfigException(
+        throw ConfigException.invalid(
             what + " has an invalid character '" + c + "': use letters, digits and _-.:");
       }
     }
@@ -119,7 +117,7 @@ public final class ConfigValidator {
 
   private static void checkLength(String what, String value, int maxLength) {
     if (value != null && value.length() > maxLength) {
-      throw new InvalidConfigException(what + " is longer than " + maxLength + " characters");
+      throw ConfigException.invalid(what + " is longer than " + maxLength + " characters");
     }
   }
 }

@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
  * drained by one task on the fan-out executor. The backlog is therefore bounded by the number of
  * configs, however fast writes come.
  */
-public final class ConfigWatchers implements java.util.function.Consumer<ConfigChange> {
+final class ConfigWatchers implements java.util.function.Consumer<ConfigChange> {
   private static final Logger log = LoggerFactory.getLogger(ConfigWatchers.class);
   private static final Set<String> EVERYONE = Set.of();
 
@@ -25,15 +25,15 @@ public final class ConfigWatchers implements java.util.function.Consumer<ConfigC
   private final AtomicBoolean drainScheduled = new AtomicBoolean();
   private final Executor fanout;
 
-  public ConfigWatchers(Executor fanout) {
+  ConfigWatchers(Executor fanout) {
     this.fanout = fanout;
   }
 
-  public void watch(ConfigKey key, ConfigWatcher watcher) {
+  void watch(ConfigKey key, ConfigWatcher watcher) {
     watchersByKey.computeIfAbsent(key, k -> ConcurrentHashMap.newKeySet()).add(watcher);
   }
 
-  public void unwatch(ConfigKey key, ConfigWatcher watcher) {
+  void unwatch(ConfigKey key, ConfigWatcher watcher) {
     watchersByKey.computeIfPresent(
         key,
         (k, watchers) -> {
@@ -43,7 +43,7 @@ public final class ConfigWatchers implements java.util.function.Consumer<ConfigC
   }
 
   /** How many watchers a config has, for the listener query API and tests. */
-  public Set<ConfigWatcher> watchersOf(ConfigKey key) {
+  Set<ConfigWatcher> watchersOf(ConfigKey key) {
     Set<ConfigWatcher> watchers = watchersByKey.get(key);
     return watchers == null ? Set.of() : Set.copyOf(watchers);
   }

@@ -1,5 +1,6 @@
 package io.sluice.server.namespace;
 
+import io.sluice.server.replication.CommandFormat;
 import io.sluice.server.replication.LengthPrefixedString;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -13,10 +14,14 @@ import java.nio.ByteBuffer;
  * A change to the namespaces, as it travels through the replicated log: everything apply needs,
  * including the creation time, so every replica applies it to the same result.
  *
- * <p>Encoding: {@code byte op}, then the fields in order as {@code int length + UTF-8} strings
- * ({@code -1} for null) and {@code long} times.
+ * <p>Formats ({@link CommandFormat}): {@value #FORMAT} is written, 1 and 2 are read; after the
+ * header both are {@code byte op} (1 create, 2 update, 3 delete), then the fields in order as
+ * {@code int length + UTF-8} strings ({@code -1} for null) and {@code long} times.
  */
 sealed interface NamespaceCommand {
+  /** The format commands are written in. */
+  int FORMAT = 2;
+
   byte CREATE = 1;
   byte UPDATE = 2;
   byte DELETE = 3;
@@ -36,6 +41,7 @@ sealed interface NamespaceCommand {
   static byte[] encode(NamespaceCommand command) {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream(64);
     try (DataOutputStream out = new DataOutputStream(bytes)) {
+      CommandFormat.writeHeader(out, FORMAT);
       if (command instanceof Create c) {
         out.writeByte(CREATE);
         writeString(out, c.id());
@@ -58,6 +64,7 @@ sealed interface NamespaceCommand {
   }
 
   static NamespaceCommand decode(ByteBuffer buffer) throws IOException {
+    CommandFormat.readHeader(buffer, FORMAT);
     byte[] bytes = new byte[buffer.remaining()];
     buffer.get(bytes);
     DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes));

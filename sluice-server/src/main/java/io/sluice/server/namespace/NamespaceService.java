@@ -1,18 +1,21 @@
 package io.sluice.server.namespace;
 
-import io.sluice.server.ServerClock;
+import io.sluice.server.clock.ServerClock;
+import io.sluice.server.feature.ReplicatedWrites;
 import io.sluice.server.namespace.NamespaceCommand.Create;
 import io.sluice.server.namespace.NamespaceCommand.Delete;
 import io.sluice.server.namespace.NamespaceCommand.Update;
-import io.sluice.server.replication.Replicator;
+import java.util.Collection;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
 /**
- * Namespaces as the APIs see them: reads from memory, changes validated as Nacos validates them and
- * then replicated, acknowledged once applied.
+ * Namespaces' one door: reads from memory, changes validated as Nacos validates them and then
+ * replicated, acknowledged once applied. Whether a change applies (the id exists or not, the store
+ * is full) is decided in apply; {@link NamespaceOutcome} says what happened, {@link
+ * NamespaceException} why a request was refused.
  *
  * <p>Rules: an id of letters, digits, {@code _} and {@code -}, at most {@value #MAX_ID_LENGTH}
  * characters (a random UUID when none is given); a non-blank name without {@code @#$%^&*}; a
@@ -30,17 +33,17 @@ public final class NamespaceService {
   private static final String FORBIDDEN_NAME_CHARACTERS = "@#$%^&*";
 
   private final NamespaceStore store;
-  private final Replicator replicator;
+  private final ReplicatedWrites writes;
   private final ServerClock clock;
   private final Supplier<String> newIds;
 
   /**
    * @param newIds the id of a namespace created without one (Nacos uses a random UUID)
    */
-  public NamespaceService(
-      NamespaceStore store, Replicator replicator, ServerClock clock, Supplier<String> newIds) {
+  NamespaceService(
+      NamespaceStore store, ReplicatedWrites writes, ServerClock clock, Supplier<String> newIds) {
     this.store = store;
-    this.replicator = replicator;
+    this.writes = writes;
     this.clock = clock;
     this.newIds = newIds;
   }
@@ -50,23 +53,24 @@ public final class NamespaceService {
     return id == null || id.isBlank() || PUBLIC_NAME.equals(id.trim());
   }
 
-  public NamespaceStore store() {
-    return store;
+  /** Every created namespace, in creation order (the public one is not stored). */
+  public Collection<Namespace> all() {
+    return readable().all();
   }
 
   /** The stored namespace of that id, or null (also for the public one, which is not stored). */
   public Namespace find(String id) {
-    return isPublic(id) ? null : store.get(id.trim());
+    return isPublic(id) ? null : readable().get(id.trim());
   }
 
   /** True when the id names the public namespace or a stored one. */
   public boolean exists(String id) {
-    return isPublic(id) || store.get(id.trim()) != null;
+    return isPublic(id) || readable().get(id.trim()) != null;
   }
 
   /**
    * Creates a namespace; with a blank id, one is generated. Invalid input fails the future with
-   * {@link InvalidNamespaceException} before anything is written.
+   * {@link NamespaceException} before anything is written.
    */
   public CompletableFuture<NamespaceOutcome> create(String id, String name, String description) {
     String chosen;
@@ -74,7 +78,7 @@ public final class NamespaceService {
       chosen = id == null || id.isBlank() ? newIds.get() : checkId(id.trim());
       checkName(name);
       checkDescription(description);
-    } catch (InvalidNamespaceException invalid) {
+    } catch (NamespaceException invalid) {
       return CompletableFuture.failedFuture(invalid);
     }
     return submit(new Create(chosen, name.trim(), description, clock.currentTimeMillis()));
@@ -86,7 +90,7 @@ public final class NamespaceService {
       checkName(name);
       checkDescription(description);
       return submit(new Update(checked, name.trim(), description));
-    } catch (InvalidNamespaceException invalid) {
+    } catch (NamespaceException invalid) {
       return CompletableFuture.failedFuture(invalid);
     }
   }
@@ -94,28 +98,38 @@ public final class NamespaceService {
   public CompletableFuture<NamespaceOutcome> delete(String id) {
     try {
       return submit(new Delete(checkId(Objects.requireNonNullElse(id, "").trim())));
-    } catch (InvalidNamespaceException invalid) {
+    } catch (NamespaceException invalid) {
       return CompletableFuture.failedFuture(invalid);
     }
   }
 
+  /**
+   * The store, for a read. Every read of replicated state passes here: in a cluster, the barrier
+   * that makes a follower's read linearizable goes here.
+   */
+  private NamespaceStore readable() {
+    return store;
+  }
+
   private CompletableFuture<NamespaceOutcome> submit(NamespaceCommand command) {
-    return replicator
-        .submit(NamespaceStore.NAME, NamespaceCommand.encode(command))
-        .thenApply(NamespaceOutcome.class::cast);
+    return writes.submit(
+        NamespaceStore.NAME,
+        NamespaceCommand.encode(command),
+        NamespaceOutcome.class,
+        NamespaceException::new);
   }
 
   static String checkId(String id) {
     if (isPublic(id)) {
-      throw new InvalidNamespaceException(
+      throw NamespaceException.invalid(
           "the public namespace always exists; it cannot be created, changed or deleted");
     }
     if (id.length() > MAX_ID_LENGTH) {
-      throw new InvalidNamespaceException(
+      throw NamespaceException.invalid(
           "namespace id is longer than " + MAX_ID_LENGTH + " characters");
     }
     if (!ID.matcher(id).matches()) {
-      throw new InvalidNamespaceException(
+      throw NamespaceException.invalid(
           "namespace id [" + id + "] must be letters, digits, '_' and '-'");
     }
     return id;
@@ -123,15 +137,15 @@ public final class NamespaceService {
 
   static void checkName(String name) {
     if (name == null || name.isBlank()) {
-      throw new InvalidNamespaceException("namespace name must not be blank");
+      throw NamespaceException.invalid("namespace name must not be blank");
     }
     if (name.length() > MAX_NAME_LENGTH) {
-      throw new InvalidNamespaceException(
+      throw NamespaceException.invalid(
           "namespace name is longer than " + MAX_NAME_LENGTH + " characters");
     }
     for (int i = 0; i < name.length(); i++) {
       if (FORBIDDEN_NAME_CHARACTERS.indexOf(name.charAt(i)) >= 0) {
-        throw new InvalidNamespaceException(
+        throw NamespaceException.invalid(
             "namespace name must not contain any of " + FORBIDDEN_NAME_CHARACTERS);
       }
     }
@@ -139,7 +153,7 @@ public final class NamespaceService {
 
   static void checkDescription(String description) {
     if (description != null && description.length() > MAX_DESCRIPTION_LENGTH) {
-      throw new InvalidNamespaceException(
+      throw NamespaceException.invalid(
           "namespace description is longer than " + MAX_DESCRIPTION_LENGTH + " characters");
     }
   }

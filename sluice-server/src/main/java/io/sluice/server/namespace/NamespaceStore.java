@@ -1,9 +1,11 @@
 package io.sluice.server.namespace;
 
+import io.sluice.server.feature.Fault;
 import io.sluice.server.namespace.NamespaceCommand.Create;
 import io.sluice.server.namespace.NamespaceCommand.Delete;
 import io.sluice.server.namespace.NamespaceCommand.Update;
 import io.sluice.server.replication.ReplicatedState;
+import io.sluice.server.replication.UnknownFormatException;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -29,8 +31,8 @@ import org.slf4j.LoggerFactory;
  * id, name, description} as {@code int length + UTF-8} ({@code -1} for null) and {@code long
  * createdMillis}.
  */
-public final class NamespaceStore implements ReplicatedState {
-  public static final String NAME = "namespace";
+final class NamespaceStore implements ReplicatedState {
+  static final String NAME = "namespace";
   static final int MAX_NAMESPACES = 10_000;
   private static final int SNAPSHOT_FORMAT = 1;
   private static final Logger log = LoggerFactory.getLogger(NamespaceStore.class);
@@ -38,7 +40,7 @@ public final class NamespaceStore implements ReplicatedState {
   private final int maxNamespaces;
   private volatile Map<String, Namespace> byId = Map.of();
 
-  public NamespaceStore() {
+  NamespaceStore() {
     this(MAX_NAMESPACES);
   }
 
@@ -53,15 +55,15 @@ public final class NamespaceStore implements ReplicatedState {
   }
 
   /** Every stored namespace, in creation order (the public one is not stored). */
-  public Collection<Namespace> all() {
+  Collection<Namespace> all() {
     return byId.values();
   }
 
-  public Namespace get(String id) {
+  Namespace get(String id) {
     return id == null ? null : byId.get(id);
   }
 
-  public int size() {
+  int size() {
     return byId.size();
   }
 
@@ -70,9 +72,11 @@ public final class NamespaceStore implements ReplicatedState {
     NamespaceCommand decoded;
     try {
       decoded = NamespaceCommand.decode(command);
+    } catch (UnknownFormatException newer) {
+      throw newer; // stops replication here: skipping the command would lose it
     } catch (IOException | RuntimeException e) {
       log.error("unreadable namespace command at log index {}", logIndex, e);
-      return new NamespaceOutcome.Rejected("unreadable command: " + e.getMessage());
+      return new NamespaceOutcome.Rejected(Fault.INTERNAL, "unreadable command: " + e.getMessage());
     }
     Map<String, Namespace> current = byId;
     if (decoded instanceof Create create) {
@@ -81,7 +85,7 @@ public final class NamespaceStore implements ReplicatedState {
       }
       if (current.size() >= maxNamespaces) {
         return new NamespaceOutcome.Rejected(
-            "there are " + maxNamespaces + " namespaces already; delete one first");
+            Fault.INVALID, "there are " + maxNamespaces + " namespaces already; delete one first");
       }
       Namespace created =
           new Namespace(create.id(), create.name(), create.description(), create.createdMillis());

@@ -1,6 +1,6 @@
 package io.sluice.server.naming;
 
-import io.sluice.server.ServerClock;
+import io.sluice.server.clock.ServerClock;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
@@ -23,15 +23,15 @@ import org.slf4j.LoggerFactory;
  * <p>Instances are owned, as Nacos's {@code IpPortBasedClient} owns them, by a client named after
  * the instance's address ({@link #ownerOf}): one instance per client and service, replaced by a new
  * registration. There are at most {@code maxClients} clients and each registers at most {@code
- * maxServicesPerClient} services; beyond, registration fails with {@link
- * TooManyBeatClientsException} and nothing changes.
+ * maxServicesPerClient} services; beyond, registration fails with {@link NamingException} and
+ * nothing changes.
  *
  * <p>Concurrency: everything that changes one client's instances (register, beat, deregister,
  * sweep) runs under that client's monitor, so a beat never interleaves with the sweep that expires
  * the same instance. A client that lost its last instance is retired under its monitor and removed
  * from the map; whoever then finds it retired starts over with a fresh one.
  */
-public final class BeatMonitor {
+final class BeatMonitor {
   private static final Logger log = LoggerFactory.getLogger(BeatMonitor.class);
 
   public static final int DEFAULT_MAX_SERVICES_PER_CLIENT = 10_000;
@@ -47,7 +47,7 @@ public final class BeatMonitor {
   private final int maxServicesPerClient;
   private final Map<String, BeatClient> clients = new ConcurrentHashMap<>();
 
-  public BeatMonitor(
+  BeatMonitor(
       ServiceRegistry registry, ServerClock clock, int maxClients, int maxServicesPerClient) {
     if (maxClients < 1 || maxServicesPerClient < 1) {
       throw new IllegalArgumentException("client limits must be positive");
@@ -59,12 +59,12 @@ public final class BeatMonitor {
   }
 
   /** The owner id of the instances an HTTP client registers from {@code ip:port}. */
-  public static String ownerOf(String ip, int port) {
+  static String ownerOf(String ip, int port) {
     return OWNER_PREFIX + ip + ":" + port;
   }
 
   /** Sweeps for silent instances every {@code periodMillis} on the given scheduler. */
-  public ScheduledFuture<?> start(ScheduledExecutorService scheduler, long periodMillis) {
+  ScheduledFuture<?> start(ScheduledExecutorService scheduler, long periodMillis) {
     return scheduler.scheduleWithFixedDelay(
         () -> {
           try {
@@ -81,10 +81,11 @@ public final class BeatMonitor {
   /**
    * Registers (or replaces) the instance its client publishes for the service; counts as a beat.
    *
-   * @throws TooManyBeatClientsException beyond the client or per-client service limit
-   * @throws InvalidInstanceException if the service holds persistent instances
+   * @throws NamingException beyond the client or per-client service limit ({@link
+   *     io.sluice.server.feature.Fault#OVERLOADED}), or when the service holds persistent instances
+   *     ({@link io.sluice.server.feature.Fault#INVALID})
    */
-  public void register(ServiceKey service, Instance instance) {
+  void register(ServiceKey service, Instance instance) {
     String owner = ownerOf(instance.ip(), instance.port());
     while (true) {
       BeatClient client = clientFor(owner);
@@ -94,7 +95,7 @@ public final class BeatMonitor {
         }
         if (!client.lastBeatNanos.containsKey(service)
             && client.lastBeatNanos.size() >= maxServicesPerClient) {
-          throw new TooManyBeatClientsException(
+          throw NamingException.overloaded(
               "client "
                   + owner
                   + " already registers "
@@ -120,7 +121,7 @@ public final class BeatMonitor {
    *
    * @param carried the instance described by the beat, or null for a light beat
    */
-  public Beat beat(ServiceKey service, String ip, int port, Instance carried) {
+  Beat beat(ServiceKey service, String ip, int port, Instance carried) {
     String owner = ownerOf(ip, port);
     BeatClient client = clients.get(owner);
     if (client != null) {
@@ -149,7 +150,7 @@ public final class BeatMonitor {
   }
 
   /** Removes the instance that the client at {@code ip:port} published for the service. */
-  public void deregister(ServiceKey service, String ip, int port) {
+  void deregister(ServiceKey service, String ip, int port) {
     String owner = ownerOf(ip, port);
     BeatClient client = clients.get(owner);
     if (client == null) {
@@ -172,7 +173,7 @@ public final class BeatMonitor {
    * silent for longer than their delete timeout. Called by the scheduler; tests call it after
    * moving the clock.
    */
-  public void sweep() {
+  void sweep() {
     long now = clock.nanoTime();
     for (Map.Entry<String, BeatClient> entry : clients.entrySet()) {
       String owner = entry.getKey();
@@ -218,7 +219,7 @@ public final class BeatMonitor {
   }
 
   /** HTTP clients that currently publish instances. */
-  public int clientCount() {
+  int clientCount() {
     return clients.size();
   }
 
@@ -234,7 +235,7 @@ public final class BeatMonitor {
             return current;
           }
           if (clients.size() >= maxClients) {
-            throw new TooManyBeatClientsException(
+            throw NamingException.overloaded(
                 "there are already " + maxClients + " HTTP naming clients, the most allowed");
           }
           return new BeatClient();
@@ -248,14 +249,6 @@ public final class BeatMonitor {
       clients.remove(owner, client);
     }
   }
-
-  /**
-   * The answer to a beat.
-   *
-   * @param found whether the instance is (now) registered
-   * @param intervalMillis how often the client should beat
-   */
-  public record Beat(boolean found, long intervalMillis) {}
 
   /** One HTTP client: when each of its services last heard from it. Guarded by its monitor. */
   private static final class BeatClient {

@@ -29,23 +29,23 @@ public final class InstanceValidator {
     checkNamespace(service.namespace());
     checkName("serviceName", service.name(), MAX_SERVICE_NAME_LENGTH);
     if (service.name().contains(ServiceKey.GROUP_SEPARATOR)) {
-      throw new InvalidInstanceException("serviceName must not contain '@@'");
+      throw NamingException.invalid("serviceName must not contain '@@'");
     }
     checkName("groupName", service.group(), MAX_GROUP_LENGTH);
     if (service.group().contains(ServiceKey.GROUP_SEPARATOR)) {
-      throw new InvalidInstanceException("groupName must not contain '@@'");
+      throw NamingException.invalid("groupName must not contain '@@'");
     }
   }
 
   public static void checkNamespace(String namespace) {
     if (namespace.length() > MAX_NAMESPACE_LENGTH) {
-      throw new InvalidInstanceException(
+      throw NamingException.invalid(
           "namespace is longer than " + MAX_NAMESPACE_LENGTH + " characters");
     }
     for (int i = 0; i < namespace.length(); i++) {
       char c = namespace.charAt(i);
       if (!(Character.isLetterOrDigit(c) || c == '_' || c == '-')) {
-        throw new InvalidInstanceException("namespace has an invalid character '" + c + "'");
+        throw NamingException.invalid("namespace has an invalid character '" + c + "'");
       }
     }
   }
@@ -53,7 +53,7 @@ public final class InstanceValidator {
   /**
    * Builds an instance; null arguments take their defaults.
    *
-   * @throws InvalidInstanceException naming the first field that is wrong
+   * @throws NamingException naming the first field that is wrong
    */
   public static Instance instance(
       ServiceKey service,
@@ -69,11 +69,11 @@ public final class InstanceValidator {
     checkService(service);
     checkIp(ip);
     if (port < 0 || port > 65535) {
-      throw new InvalidInstanceException("port must be between 0 and 65535, was " + port);
+      throw NamingException.invalid("port must be between 0 and 65535, was " + port);
     }
     double w = weight == null ? 1.0 : weight;
     if (Double.isNaN(w) || w < 0 || w > MAX_WEIGHT) {
-      throw new InvalidInstanceException("weight must be between 0 and 10000, was " + w);
+      throw NamingException.invalid("weight must be between 0 and 10000, was " + w);
     }
     String cluster =
         clusterName == null || clusterName.isBlank() ? Instance.DEFAULT_CLUSTER : clusterName;
@@ -87,7 +87,7 @@ public final class InstanceValidator {
     long delete =
         preserved(meta, Instance.IP_DELETE_TIMEOUT_KEY, Instance.DEFAULT_IP_DELETE_TIMEOUT);
     if (timeout < interval || delete < interval) {
-      throw new InvalidInstanceException(
+      throw NamingException.invalid(
           "heart beat interval must be less than heart beat timeout and ip delete timeout");
     }
     // The generated id is not stored: it is derived from the fields whenever it is shown.
@@ -98,7 +98,7 @@ public final class InstanceValidator {
             ? null
             : instanceId;
     if (id != null && id.length() > 1024) {
-      throw new InvalidInstanceException("instanceId is longer than 1024 characters");
+      throw NamingException.invalid("instanceId is longer than 1024 characters");
     }
     return new Instance(
         id,
@@ -117,10 +117,10 @@ public final class InstanceValidator {
 
   public static void checkIp(String ip) {
     if (ip == null || ip.isBlank()) {
-      throw new InvalidInstanceException("ip must not be blank");
+      throw NamingException.invalid("ip must not be blank");
     }
     if (ip.length() > MAX_IP_LENGTH) {
-      throw new InvalidInstanceException("ip is longer than " + MAX_IP_LENGTH + " characters");
+      throw NamingException.invalid("ip is longer than " + MAX_IP_LENGTH + " characters");
     }
     for (int i = 0; i < ip.length(); i++) {
       char c = ip.charAt(i);
@@ -133,14 +133,14 @@ public final class InstanceValidator {
           || c == '%'
           || c == '['
           || c == ']')) {
-        throw new InvalidInstanceException("ip has an invalid character '" + c + "'");
+        throw NamingException.invalid("ip has an invalid character '" + c + "'");
       }
     }
   }
 
   public static void checkCluster(String cluster) {
     if (cluster.length() > MAX_CLUSTER_LENGTH) {
-      throw new InvalidInstanceException(
+      throw NamingException.invalid(
           "clusterName is longer than " + MAX_CLUSTER_LENGTH + " characters");
     }
     for (int i = 0; i < cluster.length(); i++) {
@@ -149,7 +149,7 @@ public final class InstanceValidator {
           || (c >= 'a' && c <= 'z')
           || (c >= 'A' && c <= 'Z')
           || c == '-')) {
-        throw new InvalidInstanceException(
+        throw NamingException.invalid(
             "clusterName has an invalid character '" + c + "': use letters, digits and -");
       }
     }
@@ -157,18 +157,17 @@ public final class InstanceValidator {
 
   public static void checkMetadata(Map<String, String> metadata) {
     if (metadata.size() > MAX_METADATA_ENTRIES) {
-      throw new InvalidInstanceException(
-          "metadata has more than " + MAX_METADATA_ENTRIES + " entries");
+      throw NamingException.invalid("metadata has more than " + MAX_METADATA_ENTRIES + " entries");
     }
     long bytes = 0;
     for (Map.Entry<String, String> entry : metadata.entrySet()) {
       if (entry.getKey() == null || entry.getValue() == null) {
-        throw new InvalidInstanceException("metadata keys and values must not be null");
+        throw NamingException.invalid("metadata keys and values must not be null");
       }
       bytes += entry.getKey().length() + entry.getValue().length();
     }
     if (bytes > MAX_METADATA_BYTES) {
-      throw new InvalidInstanceException(
+      throw NamingException.invalid(
           "metadata is larger than " + MAX_METADATA_BYTES + " characters");
     }
   }
@@ -181,24 +180,24 @@ public final class InstanceValidator {
     try {
       long parsed = Long.parseLong(value.trim());
       if (parsed <= 0) {
-        throw new InvalidInstanceException(key + " must be positive, was " + value);
+        throw NamingException.invalid(key + " must be positive, was " + value);
       }
       return parsed;
     } catch (NumberFormatException e) {
-      throw new InvalidInstanceException(key + " must be a number of milliseconds, was " + value);
+      throw NamingException.invalid(key + " must be a number of milliseconds, was " + value);
     }
   }
 
   private static void checkName(String what, String value, int maxLength) {
     if (value == null || value.isBlank()) {
-      throw new InvalidInstanceException(what + " must not be blank");
+      throw NamingException.invalid(what + " must not be blank");
     }
     if (value.length() > maxLength) {
-      throw new InvalidInstanceException(what + " is longer than " + maxLength + " characters");
+      throw NamingException.invalid(what + " is longer than " + maxLength + " characters");
     }
     for (int i = 0; i < value.length(); i++) {
       if (Character.isISOControl(value.charAt(i))) {
-        throw new InvalidInstanceException(what + " must not contain control characters");
+        throw NamingException.invalid(what + " must not contain control characters");
       }
     }
   }

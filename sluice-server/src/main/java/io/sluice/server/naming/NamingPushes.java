@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
  * <p>The backlog is a set of service keys, so it is bounded by the number of services however fast
  * changes come. Everything runs on the one push thread given.
  */
-public final class NamingPushes implements Consumer<ServiceKey> {
+final class NamingPushes implements Consumer<ServiceKey> {
   private static final Logger log = LoggerFactory.getLogger(NamingPushes.class);
 
   private final ServiceRegistry registry;
@@ -26,8 +26,7 @@ public final class NamingPushes implements Consumer<ServiceKey> {
   private final Set<ServiceKey> dirty = ConcurrentHashMap.newKeySet();
   private final AtomicBoolean flushScheduled = new AtomicBoolean();
 
-  public NamingPushes(
-      ServiceRegistry registry, ScheduledExecutorService pushThread, long delayMillis) {
+  NamingPushes(ServiceRegistry registry, ScheduledExecutorService pushThread, long delayMillis) {
     this.registry = registry;
     this.pushThread = pushThread;
     this.delayMillis = delayMillis;
@@ -42,7 +41,7 @@ public final class NamingPushes implements Consumer<ServiceKey> {
   }
 
   /** Sends a new subscriber the current snapshot right away, without waiting for a change. */
-  public void pushNow(ServiceKey key, Subscriber subscriber) {
+  void pushNow(ServiceKey key, Subscriber subscriber) {
     pushThread.execute(() -> deliver(subscriber, registry.viewOrEmpty(key)));
   }
 

@@ -1,10 +1,18 @@
 package io.sluice.server.naming;
 
+import io.sluice.server.feature.Fault;
+import io.sluice.server.naming.NamingCommand.CreateService;
+import io.sluice.server.naming.NamingCommand.DeleteService;
 import io.sluice.server.naming.NamingCommand.PutInstance;
 import io.sluice.server.naming.NamingCommand.PutService;
 import io.sluice.server.naming.NamingCommand.RemoveInstance;
 import io.sluice.server.naming.NamingCommand.RemoveService;
+import io.sluice.server.naming.NamingCommand.SetClusterCheck;
+import io.sluice.server.naming.NamingCommand.UpdateInstance;
+import io.sluice.server.naming.NamingCommand.UpdateService;
+import io.sluice.server.naming.health.HealthCheck;
 import io.sluice.server.replication.ReplicatedState;
+import io.sluice.server.replication.UnknownFormatException;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -23,10 +31,20 @@ import org.slf4j.LoggerFactory;
  * it snapshots from, so health (soft state, changed by health checks) never leaks into the log or a
  * snapshot.
  *
+ * <p>Every rule that decides whether a command applies is checked here, in apply, from this
+ * replicated copy and from what the command says the accepting node saw of ephemeral instances
+ * (soft state, not replicated): a service to create must not exist, one to change or delete must,
+ * one to delete must have no instance, an instance to change must be there. So every replica makes
+ * the same decision, and {@link NamingOutcome} reports it.
+ *
+ * <p>Snapshot section, format {@value #SNAPSHOT_FORMAT} (unchanged since the first version): {@code
+ * int format, int metaCount}, then service and meta per service, {@code int instanceCount}, then
+ * service and instance per persistent instance ({@link NamingCommand} gives the encodings).
+ *
  * <p>Concurrency: apply and snapshots run on the replicator's apply thread only.
  */
-public final class NamingStore implements ReplicatedState {
-  public static final String NAME = "naming";
+final class NamingStore implements ReplicatedState {
+  static final String NAME = "naming";
   private static final Logger log = LoggerFactory.getLogger(NamingStore.class);
   private static final int SNAPSHOT_FORMAT = 1;
 
@@ -34,7 +52,7 @@ public final class NamingStore implements ReplicatedState {
   private final Map<ServiceKey, Map<String, Instance>> persistent = new HashMap<>();
   private final Map<ServiceKey, ServiceMeta> metas = new HashMap<>();
 
-  public NamingStore(ServiceRegistry registry) {
+  NamingStore(ServiceRegistry registry) {
     this.registry = registry;
   }
 
@@ -43,47 +61,148 @@ public final class NamingStore implements ReplicatedState {
     return NAME;
   }
 
-  /** The outcome of every naming command: it applied. */
-  public enum Outcome {
-    APPLIED
-  }
-
   @Override
   public Object apply(ByteBuffer command, long logIndex) {
     NamingCommand decoded;
     try {
       decoded = NamingCommand.decode(command);
+    } catch (UnknownFormatException newer) {
+      throw newer; // stops replication here: skipping the command would lose it
     } catch (IOException | RuntimeException e) {
       log.error("unreadable naming command at log index {}", logIndex, e);
-      return new IllegalArgumentException("unreadable naming command: " + e.getMessage());
+      return new NamingOutcome.Rejected(
+          Fault.INTERNAL, "unreadable naming command: " + e.getMessage());
     }
     if (decoded instanceof PutInstance put) {
-      persistent
-          .computeIfAbsent(put.service(), k -> new HashMap<>())
-          .put(put.instance().endpointKey(), put.instance());
-      Instance current = registry.persistent(put.service(), put.instance().endpointKey());
-      // A re-registration keeps the health the checker found, until it checks again.
-      Instance applied =
-          current == null ? put.instance() : put.instance().withHealthy(current.healthy());
-      registry.putPersistent(put.service(), applied);
-    } else if (decoded instanceof RemoveInstance remove) {
-      String endpoint = remove.ip() + ":" + remove.port() + "#" + remove.cluster();
-      Map<String, Instance> instances = persistent.get(remove.service());
-      if (instances != null) {
-        instances.remove(endpoint);
-        if (instances.isEmpty()) {
-          persistent.remove(remove.service());
-        }
-      }
-      registry.removePersistent(remove.service(), endpoint);
-    } else if (decoded instanceof PutService put) {
-      metas.put(put.service(), put.meta());
-      registry.putMeta(put.service(), put.meta());
-    } else if (decoded instanceof RemoveService remove) {
-      metas.remove(remove.service());
-      registry.clearMeta(remove.service());
+      putInstance(put.service(), put.instance());
+      return NamingOutcome.APPLIED;
     }
-    return Outcome.APPLIED;
+    if (decoded instanceof RemoveInstance remove) {
+      removeInstance(remove.service(), remove.ip() + ":" + remove.port() + "#" + remove.cluster());
+      return NamingOutcome.APPLIED;
+    }
+    if (decoded instanceof UpdateInstance update) {
+      return updateInstance(update);
+    }
+    if (decoded instanceof CreateService create) {
+      if (exists(create.service(), create.ephemeralPresent())) {
+        return new NamingOutcome.ServiceExists(create.service());
+      }
+      putMeta(create.service(), create.meta());
+      return NamingOutcome.APPLIED;
+    }
+    if (decoded instanceof UpdateService update) {
+      if (!exists(update.service(), update.ephemeralPresent())) {
+        return new NamingOutcome.ServiceNotFound(update.service());
+      }
+      putMeta(update.service(), keepingHealthChecks(update.service(), update.meta()));
+      return NamingOutcome.APPLIED;
+    }
+    if (decoded instanceof SetClusterCheck check) {
+      return setClusterCheck(check);
+    }
+    if (decoded instanceof DeleteService delete) {
+      ServiceKey service = delete.service();
+      if (!exists(service, delete.ephemeralPresent())) {
+        return new NamingOutcome.ServiceNotFound(service);
+      }
+      if (persistent.containsKey(service) || delete.ephemeralPresent()) {
+        return new NamingOutcome.ServiceNotEmpty(service);
+      }
+      clearMeta(service);
+      return NamingOutcome.APPLIED;
+    }
+    if (decoded instanceof PutService put) {
+      putMeta(put.service(), put.meta());
+      return NamingOutcome.APPLIED;
+    }
+    clearMeta(((RemoveService) decoded).service());
+    return NamingOutcome.APPLIED;
+  }
+
+  /** A service exists when it has metadata or instances, replicated or (as seen) ephemeral. */
+  private boolean exists(ServiceKey service, boolean ephemeralPresent) {
+    return ephemeralPresent || metas.containsKey(service) || persistent.containsKey(service);
+  }
+
+  private void putInstance(ServiceKey service, Instance instance) {
+    persistent.computeIfAbsent(service, k -> new HashMap<>()).put(instance.endpointKey(), instance);
+    Instance current = registry.persistent(service, instance.endpointKey());
+    // A re-registration keeps the health the checker found, until it checks again.
+    registry.putPersistent(
+        service, current == null ? instance : instance.withHealthy(current.healthy()));
+  }
+
+  private void removeInstance(ServiceKey service, String endpoint) {
+    Map<String, Instance> instances = persistent.get(service);
+    if (instances != null) {
+      instances.remove(endpoint);
+      if (instances.isEmpty()) {
+        persistent.remove(service);
+      }
+    }
+    registry.removePersistent(service, endpoint);
+  }
+
+  private NamingOutcome updateInstance(UpdateInstance update) {
+    ServiceKey service = update.service();
+    Map<String, Instance> instances = persistent.get(service);
+    Instance old =
+        instances == null
+            ? null
+            : instances.get(update.ip() + ":" + update.port() + "#" + update.cluster());
+    if (old == null) {
+      return new NamingOutcome.InstanceNotFound(
+          service, exists(service, update.ephemeralPresent()));
+    }
+    Instance changed;
+    try {
+      changed = update.change().applyTo(service, old);
+    } catch (NamingException invalid) {
+      return new NamingOutcome.Rejected(Fault.INVALID, invalid.getMessage());
+    }
+    putInstance(service, changed);
+    return NamingOutcome.APPLIED;
+  }
+
+  private NamingOutcome setClusterCheck(SetClusterCheck check) {
+    ServiceKey service = check.service();
+    if (!exists(service, check.ephemeralPresent())) {
+      return new NamingOutcome.ServiceNotFound(service);
+    }
+    ServiceMeta current = metas.getOrDefault(service, ServiceMeta.DEFAULT);
+    Map<String, String> metadata = new HashMap<>(current.metadata());
+    metadata.put(HealthCheck.clusterKey(check.cluster()), check.healthChecker());
+    putMeta(service, new ServiceMeta(current.protectThreshold(), metadata, current.selector()));
+    return NamingOutcome.APPLIED;
+  }
+
+  /**
+   * The new metadata, plus the health-check keys of the current one that it does not mention, so a
+   * client that updates a service without knowing of them does not switch its checks off.
+   */
+  private ServiceMeta keepingHealthChecks(ServiceKey service, ServiceMeta update) {
+    ServiceMeta current = metas.get(service);
+    if (current == null) {
+      return update;
+    }
+    Map<String, String> merged = new HashMap<>(update.metadata());
+    for (Map.Entry<String, String> entry : current.metadata().entrySet()) {
+      if (HealthCheck.isHealthCheckKey(entry.getKey())) {
+        merged.putIfAbsent(entry.getKey(), entry.getValue());
+      }
+    }
+    return new ServiceMeta(update.protectThreshold(), merged, update.selector());
+  }
+
+  private void putMeta(ServiceKey service, ServiceMeta meta) {
+    metas.put(service, meta);
+    registry.putMeta(service, meta);
+  }
+
+  private void clearMeta(ServiceKey service) {
+    metas.remove(service);
+    registry.clearMeta(service);
   }
 
   @Override

@@ -17,6 +17,7 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class Service {
   final ServiceKey key;
+  private final RefTimes refTimes;
   private final Map<String, List<Instance>> ephemeralByOwner = new LinkedHashMap<>(4);
   private final Map<String, Instance> persistentByEndpoint = new LinkedHashMap<>(2);
   final Set<Subscriber> subscribers = ConcurrentHashMap.newKeySet();
@@ -24,8 +25,11 @@ final class Service {
   private long lastRefTime;
   private ServiceView view;
 
-  Service(ServiceKey key) {
+  /** A service with nothing in it yet, stamped above every earlier stamp. */
+  Service(ServiceKey key, RefTimes refTimes) {
     this.key = key;
+    this.refTimes = refTimes;
+    this.lastRefTime = refTimes.next();
   }
 
   synchronized ServiceView view() {
@@ -46,8 +50,8 @@ final class Service {
   }
 
   /** Records a change: a new lastRefTime above every earlier one, and a view to rebuild. */
-  private void changed(long nowMillis) {
-    lastRefTime = Math.max(nowMillis, lastRefTime + 1);
+  private void changed() {
+    lastRefTime = refTimes.next();
     view = null;
   }
 
@@ -68,7 +72,7 @@ final class Service {
   }
 
   /** Replaces what {@code owner} publishes; returns whether anything changed. */
-  synchronized boolean publish(String owner, List<Instance> instances, long nowMillis) {
+  synchronized boolean publish(String owner, List<Instance> instances) {
     List<Instance> before = ephemeralByOwner.get(owner);
     if (instances.isEmpty()) {
       if (before == null) {
@@ -81,24 +85,24 @@ final class Service {
       }
       ephemeralByOwner.put(owner, List.copyOf(instances));
     }
-    changed(nowMillis);
+    changed();
     return true;
   }
 
-  synchronized boolean putPersistent(Instance instance, long nowMillis) {
+  synchronized boolean putPersistent(Instance instance) {
     Instance before = persistentByEndpoint.put(instance.endpointKey(), instance);
     if (instance.equals(before)) {
       return false;
     }
-    changed(nowMillis);
+    changed();
     return true;
   }
 
-  synchronized boolean removePersistent(String endpointKey, long nowMillis) {
+  synchronized boolean removePersistent(String endpointKey) {
     if (persistentByEndpoint.remove(endpointKey) == null) {
       return false;
     }
-    changed(nowMillis);
+    changed();
     return true;
   }
 
@@ -114,9 +118,9 @@ final class Service {
     return meta;
   }
 
-  synchronized void meta(ServiceMeta meta, long nowMillis) {
+  synchronized void meta(ServiceMeta meta) {
     this.meta = meta;
-    changed(nowMillis);
+    changed();
   }
 
   synchronized int instanceCount() {

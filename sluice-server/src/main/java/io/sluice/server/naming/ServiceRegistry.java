@@ -1,6 +1,6 @@
 package io.sluice.server.naming;
 
-import io.sluice.server.ServerClock;
+import io.sluice.server.clock.ServerClock;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -19,42 +19,50 @@ import java.util.function.UnaryOperator;
  * the owner. Persistent instances and service metadata are applied here from the replicated log.
  *
  * <p>Concurrency: every mutation of a service happens inside {@code services.compute} for its key,
- * so a service is never removed while another thread adds to it. Readers take the service's current
- * {@link ServiceView} without locking. Each change is reported to the change listener after the
- * mutation, on the mutating thread.
+ * so a service is never removed while another thread adds to it, and the sorted index of listed
+ * names ({@link ServiceIndex}) is updated there too. Readers take the service's current {@link
+ * ServiceView} without locking. Each change is reported to the change listener after the mutation,
+ * on the mutating thread.
  */
-public final class ServiceRegistry {
-  private final ServerClock clock;
+final class ServiceRegistry {
+  private final RefTimes refTimes;
+  private final ServiceIndex index = new ServiceIndex();
   private final Map<ServiceKey, Service> services = new ConcurrentHashMap<>();
   private final Map<String, Set<ServiceKey>> servicesByOwner = new ConcurrentHashMap<>();
   private volatile Consumer<ServiceKey> changes = key -> {};
 
-  public ServiceRegistry(ServerClock clock) {
-    this.clock = clock;
+  ServiceRegistry(ServerClock clock) {
+    this.refTimes = new RefTimes(clock);
   }
 
   /** Who hears of changes (the push dispatcher); set once while wiring the server. */
-  public void onChange(Consumer<ServiceKey> changes) {
+  void onChange(Consumer<ServiceKey> changes) {
     this.changes = changes;
   }
 
-  public ServiceView view(ServiceKey key) {
+  ServiceView view(ServiceKey key) {
     Service service = services.get(key);
     return service == null ? null : service.view();
   }
 
-  /** The view of a service, or an empty one if it does not exist. */
-  public ServiceView viewOrEmpty(ServiceKey key) {
+  /**
+   * The view of a service, or an empty one if it does not exist, stamped with the current time as
+   * Nacos stamps it: a client never sees a {@code lastRefTime} go back, not even for a service that
+   * is not there.
+   */
+  ServiceView viewOrEmpty(ServiceKey key) {
     ServiceView view = view(key);
-    return view != null ? view : new ServiceView(key, List.of(), ServiceMeta.DEFAULT, 0);
+    return view != null
+        ? view
+        : new ServiceView(key, List.of(), ServiceMeta.DEFAULT, refTimes.current());
   }
 
-  public boolean exists(ServiceKey key) {
+  boolean exists(ServiceKey key) {
     Service service = services.get(key);
     return service != null && service.isListed();
   }
 
-  public ServiceMeta meta(ServiceKey key) {
+  ServiceMeta meta(ServiceKey key) {
     Service service = services.get(key);
     return service == null ? null : service.meta();
   }
@@ -63,12 +71,12 @@ public final class ServiceRegistry {
    * Publishes one ephemeral instance for {@code owner}, replacing what it published for this
    * service before (a Nacos 2.x connection owns one instance per service).
    */
-  public void register(String owner, ServiceKey key, Instance instance) {
+  void register(String owner, ServiceKey key, Instance instance) {
     publishAll(owner, key, List.of(instance));
   }
 
   /** Replaces everything {@code owner} publishes for the service (set semantics). */
-  public void publishAll(String owner, ServiceKey key, List<Instance> instances) {
+  void publishAll(String owner, ServiceKey key, List<Instance> instances) {
     AtomicBoolean changed = new AtomicBoolean();
     // The key the services map holds, so each owner's index shares it instead of keeping the
     // copy every request decodes (100,000 instances would keep 100,000 copies).
@@ -76,16 +84,17 @@ public final class ServiceRegistry {
     services.compute(
         key,
         (k, service) -> {
-          Service s = service == null ? new Service(k) : service;
+          Service s = service == null ? new Service(k, refTimes) : service;
           if (!instances.isEmpty() && s.hasPersistent()) {
-            throw new InvalidInstanceException(
+            throw NamingException.invalid(
                 "service "
                     + k.groupedName()
                     + " has persistent instances; it cannot take ephemeral ones");
           }
-          changed.set(s.publish(owner, instances, clock.currentTimeMillis()));
+          boolean wasListed = service != null && s.isListed();
+          changed.set(s.publish(owner, instances));
           stored[0] = s.key;
-          return s.isRemovable() ? null : s;
+          return settled(s, wasListed);
         });
     if (instances.isEmpty()) {
       Set<ServiceKey> owned = servicesByOwner.get(owner);
@@ -101,7 +110,7 @@ public final class ServiceRegistry {
   }
 
   /** Removes the owner's instances at {@code ip:port} from the service. */
-  public void deregister(String owner, ServiceKey key, String ip, int port) {
+  void deregister(String owner, ServiceKey key, String ip, int port) {
     Service service = services.get(key);
     if (service == null) {
       return;
@@ -116,7 +125,7 @@ public final class ServiceRegistry {
   }
 
   /** Removes everything an owner published: its connection closed or its beats stopped. */
-  public void removeOwner(String owner) {
+  void removeOwner(String owner) {
     Set<ServiceKey> owned = servicesByOwner.remove(owner);
     if (owned == null) {
       return;
@@ -127,14 +136,13 @@ public final class ServiceRegistry {
   }
 
   /** The ephemeral instances an owner published for a service. */
-  public List<Instance> publishedBy(String owner, ServiceKey key) {
+  List<Instance> publishedBy(String owner, ServiceKey key) {
     Service service = services.get(key);
     return service == null ? List.of() : service.ephemeralOf(owner);
   }
 
   /** Marks an owner's ephemeral instance healthy or not (HTTP beat clients). */
-  public void setEphemeralHealth(
-      String owner, ServiceKey key, String ip, int port, boolean healthy) {
+  void setEphemeralHealth(String owner, ServiceKey key, String ip, int port, boolean healthy) {
     Service service = services.get(key);
     if (service == null) {
       return;
@@ -160,7 +168,7 @@ public final class ServiceRegistry {
    * owner keeps it; a later registration by the owner replaces the change. Returns whether one was
    * found.
    */
-  public boolean updateEphemeral(
+  boolean updateEphemeral(
       ServiceKey key, String ip, int port, String cluster, UnaryOperator<Instance> change) {
     AtomicBoolean found = new AtomicBoolean();
     // Inside compute, so an owner that goes away meanwhile is not brought back.
@@ -183,7 +191,7 @@ public final class ServiceRegistry {
             }
             if (touched) {
               found.set(true);
-              changed |= s.publish(owner, updated, clock.currentTimeMillis());
+              changed |= s.publish(owner, updated);
             }
           }
           return changed;
@@ -192,38 +200,38 @@ public final class ServiceRegistry {
   }
 
   /** Whether a service has ephemeral instances (a persistent instance may then not be added). */
-  public boolean hasEphemeral(ServiceKey key) {
+  boolean hasEphemeral(ServiceKey key) {
     Service service = services.get(key);
     return service != null && service.hasEphemeral();
   }
 
-  public void putPersistent(ServiceKey key, Instance instance) {
-    mutate(key, s -> s.putPersistent(instance, clock.currentTimeMillis()));
+  void putPersistent(ServiceKey key, Instance instance) {
+    mutate(key, s -> s.putPersistent(instance));
   }
 
-  public void removePersistent(ServiceKey key, String endpointKey) {
-    mutate(key, s -> s.removePersistent(endpointKey, clock.currentTimeMillis()));
+  void removePersistent(ServiceKey key, String endpointKey) {
+    mutate(key, s -> s.removePersistent(endpointKey));
   }
 
-  public Instance persistent(ServiceKey key, String endpointKey) {
+  Instance persistent(ServiceKey key, String endpointKey) {
     Service service = services.get(key);
     return service == null ? null : service.persistent(endpointKey);
   }
 
   /** Health of a persistent instance, as the server's health check finds it (soft state). */
-  public void setPersistentHealth(ServiceKey key, String endpointKey, boolean healthy) {
+  void setPersistentHealth(ServiceKey key, String endpointKey, boolean healthy) {
     mutate(
         key,
         s -> {
           Instance instance = s.persistent(endpointKey);
           return instance != null
               && instance.healthy() != healthy
-              && s.putPersistent(instance.withHealthy(healthy), clock.currentTimeMillis());
+              && s.putPersistent(instance.withHealthy(healthy));
         });
   }
 
   /** Every persistent instance, for the health checker. */
-  public List<Map.Entry<ServiceKey, Instance>> persistentInstances() {
+  List<Map.Entry<ServiceKey, Instance>> persistentInstances() {
     List<Map.Entry<ServiceKey, Instance>> all = new ArrayList<>();
     for (Service service : services.values()) {
       for (Instance instance : service.persistentInstances()) {
@@ -233,79 +241,70 @@ public final class ServiceRegistry {
     return all;
   }
 
-  public void putMeta(ServiceKey key, ServiceMeta meta) {
+  void putMeta(ServiceKey key, ServiceMeta meta) {
     mutate(
         key,
         s -> {
-          s.meta(meta, clock.currentTimeMillis());
+          s.meta(meta);
           return true;
         });
   }
 
   /** Forgets a service's metadata (deleting a service); its instances, if any, stay. */
-  public void clearMeta(ServiceKey key) {
+  void clearMeta(ServiceKey key) {
     mutate(
         key,
         s -> {
           if (s.meta() == null) {
             return false;
           }
-          s.meta(null, clock.currentTimeMillis());
+          s.meta(null);
           return true;
         });
   }
 
   /** How many instances (of any kind) a service has. */
-  public int instanceCount(ServiceKey key) {
+  int instanceCount(ServiceKey key) {
     Service service = services.get(key);
     return service == null ? 0 : service.instanceCount();
   }
 
-  public void subscribe(ServiceKey key, Subscriber subscriber) {
+  void subscribe(ServiceKey key, Subscriber subscriber) {
     services.compute(
         key,
         (k, service) -> {
-          Service s = service == null ? new Service(k) : service;
+          Service s = service == null ? new Service(k, refTimes) : service;
           s.subscribers.add(subscriber);
           return s;
         });
   }
 
-  public void unsubscribe(ServiceKey key, Subscriber subscriber) {
+  void unsubscribe(ServiceKey key, Subscriber subscriber) {
     services.computeIfPresent(
         key,
         (k, s) -> {
           s.subscribers.remove(subscriber);
-          return s.isRemovable() ? null : s;
+          return settled(s, s.isListed());
         });
   }
 
-  public Collection<Subscriber> subscribers(ServiceKey key) {
+  Collection<Subscriber> subscribers(ServiceKey key) {
     Service service = services.get(key);
     return service == null ? List.of() : service.subscribers;
   }
 
-  /** Names of listed services in a namespace and group, sorted, one page (pages count from 1). */
-  public ServicePage list(String namespace, String group, int pageNo, int pageSize) {
+  /**
+   * Names of listed services in a namespace and group, sorted, one page (pages count from 1). Read
+   * from the sorted index: no scan, no sort.
+   */
+  ServicePage list(String namespace, String group, int pageNo, int pageSize) {
     String ns = ServiceKey.canonicalNamespace(namespace);
     String g = group == null || group.isBlank() ? ServiceKey.DEFAULT_GROUP : group;
-    List<String> names = new ArrayList<>();
-    for (Service service : services.values()) {
-      if (service.key.namespace().equals(ns)
-          && service.key.group().equals(g)
-          && service.isListed()) {
-        names.add(service.key.name());
-      }
-    }
-    names.sort(null);
-    int from = Math.max(0, (pageNo - 1) * pageSize);
-    int to = Math.min(names.size(), from + Math.max(0, pageSize));
-    return new ServicePage(
-        names.size(), from >= to ? List.of() : List.copyOf(names.subList(from, to)));
+    return index.page(ns, g, pageNo, pageSize);
   }
 
   /** Every listed service, for the console and metrics. */
-  public List<ServiceKey> keys() {
+  List<ServiceKey> keys() {
     List<ServiceKey> keys = new ArrayList<>();
     for (Service service : services.values()) {
       if (service.isListed()) {
@@ -319,7 +318,7 @@ public final class ServiceRegistry {
    * Drops the cached JSON of services nobody queried or was pushed since the previous call; run it
    * every few tens of seconds.
    */
-  public void forgetIdleRenderings() {
+  void forgetIdleRenderings() {
     for (Service service : services.values()) {
       ServiceView view = service.builtView();
       if (view != null) {
@@ -328,17 +327,12 @@ public final class ServiceRegistry {
     }
   }
 
-  public int serviceCount() {
-    int count = 0;
-    for (Service service : services.values()) {
-      if (service.isListed()) {
-        count++;
-      }
-    }
-    return count;
+  /** How many services are listed. */
+  int serviceCount() {
+    return index.size();
   }
 
-  public int instanceCount() {
+  int instanceCount() {
     int count = 0;
     for (Service service : services.values()) {
       count += service.instanceCount();
@@ -346,12 +340,28 @@ public final class ServiceRegistry {
     return count;
   }
 
-  public int subscriberCount() {
+  int subscriberCount() {
     int count = 0;
     for (Service service : services.values()) {
       count += service.subscribers.size();
     }
     return count;
+  }
+
+  /**
+   * After a mutation inside {@code compute}: keeps the index of listed names in step and returns
+   * what the map keeps, null when nothing keeps the service.
+   */
+  private Service settled(Service service, boolean wasListed) {
+    boolean listed = service.isListed();
+    if (listed != wasListed) {
+      if (listed) {
+        index.listed(service.key);
+      } else {
+        index.unlisted(service.key);
+      }
+    }
+    return service.isRemovable() ? null : service;
   }
 
   private interface Mutation {
@@ -363,9 +373,10 @@ public final class ServiceRegistry {
     services.compute(
         key,
         (k, service) -> {
-          Service s = service == null ? new Service(k) : service;
+          Service s = service == null ? new Service(k, refTimes) : service;
+          boolean wasListed = service != null && s.isListed();
           changed.set(mutation.apply(s));
-          return s.isRemovable() ? null : s;
+          return settled(s, wasListed);
         });
     if (changed.get()) {
       changes.accept(key);

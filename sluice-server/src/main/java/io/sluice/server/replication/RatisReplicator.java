@@ -1,6 +1,7 @@
 package io.sluice.server.replication;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -178,6 +179,16 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
       throw e;
     }
     return replicator;
+  }
+
+  /** {@link #start}, with the I/O failure unchecked, naming the data directory. */
+  static RatisReplicator startUnchecked(
+      ReplicationOptions options, Collection<? extends ReplicatedState> states) {
+    try {
+      return start(options, states);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot start the store in " + options.dataDir(), e);
+    }
   }
 
   @Override

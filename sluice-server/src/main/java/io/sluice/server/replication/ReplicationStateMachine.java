@@ -131,7 +131,7 @@ final class ReplicationStateMachine extends BaseStateMachine {
     long index = entry.getIndex();
     try {
       applyBatch(entry.getStateMachineLogEntry().getLogData().asReadOnlyByteBuffer(), index);
-    } catch (CommandBatch.MalformedBatchException e) {
+    } catch (CommandBatch.MalformedBatchException | UnknownFormatException e) {
       log.error(
           "log entry {} is not a command batch this version can read; replication stops here"
               + " rather than skip it. Restore the data directory or run a newer version.",
@@ -257,6 +257,8 @@ final class ReplicationStateMachine extends BaseStateMachine {
     }
     try {
       return state.apply(command, index);
+    } catch (UnknownFormatException e) {
+      throw e;
     } catch (RuntimeException | StackOverflowError e) {
       // A bad command must not stop replication. Every replica throws the same way for the same
       // command if the state is deterministic, so they all skip it and stay identical.

@@ -18,14 +18,15 @@ import java.util.concurrent.ConcurrentHashMap;
  * ordering). Commands are an op byte followed by UTF strings.
  *
  * <p>Outcomes: PUT and DELETE return the previous value (or null), APPEND the list's new size, an
- * unknown op the string "error: unknown op N". THROW throws, to test a state that breaks its
- * contract.
+ * unknown op the string "error: unknown op N". NEWER_FORMAT is a command this version cannot read.
+ * THROW throws, to test a state that breaks its contract.
  */
 final class KeyValueState implements ReplicatedState {
   private static final byte PUT = 1;
   private static final byte DELETE = 2;
   private static final byte APPEND = 3;
   private static final byte THROW = 4;
+  private static final byte NEWER_FORMAT = 5;
 
   private final String name;
   private final Map<String, String> values = new ConcurrentHashMap<>();
@@ -54,6 +55,11 @@ final class KeyValueState implements ReplicatedState {
 
   static byte[] throwing() {
     return new byte[] {THROW};
+  }
+
+  /** A command in a format newer than this state reads. */
+  static byte[] newerFormat() {
+    return new byte[] {NEWER_FORMAT};
   }
 
   static byte[] unknownOp() {
@@ -86,6 +92,8 @@ final class KeyValueState implements ReplicatedState {
         }
       case THROW:
         throw new IllegalStateException("this command always throws");
+      case NEWER_FORMAT:
+        throw new UnknownFormatException("command format 99 is newer than this state reads");
       default:
         return "error: unknown op " + op;
     }

@@ -183,6 +183,25 @@ class RatisReplicatorTest {
   }
 
   @Test
+  void stopsAtACommandOfANewerFormatInsteadOfSkippingIt() throws Exception {
+    KeyValueState kv = new KeyValueState();
+    try (RatisReplicator replicator = startReady(standalone(dataDir).build(), kv)) {
+      assertThat(await(replicator.submit("kv", KeyValueState.put("a", "1")))).isNull();
+      CompletableFuture<Object> newer = replicator.submit("kv", KeyValueState.newerFormat());
+      CompletableFuture<Object> after = replicator.submit("kv", KeyValueState.put("b", "2"));
+
+      assertThatThrownBy(() -> await(newer)).isInstanceOf(ExecutionException.class);
+      assertThatThrownBy(() -> await(after)).isInstanceOf(ExecutionException.class);
+      assertThat(kv.get("b")).as("nothing after the unreadable command is applied").isNull();
+      // The store shuts down behind the failed entry; readiness follows once Ratis says so.
+      org.awaitility.Awaitility.await()
+          .atMost(java.time.Duration.ofSeconds(TIMEOUT_SECONDS))
+          .until(() -> !replicator.isReady());
+      assertThat(kv.get("b")).isNull();
+    }
+  }
+
+  @Test
   void rejectsUnknownStatesAndOversizedCommandsWithoutWritingThem() throws Exception {
     KeyValueState kv = new KeyValueState();
     try (RatisReplicator replicator =

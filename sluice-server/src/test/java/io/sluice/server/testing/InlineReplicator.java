@@ -6,6 +6,7 @@ import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.Function;
@@ -23,7 +24,13 @@ public final class InlineReplicator implements Replicator, AutoCloseable {
 
   public InlineReplicator(List<ReplicatedState> states) {
     this.states =
-        states.stream().collect(Collectors.toMap(ReplicatedState::name, Function.identity()));
+        new ConcurrentHashMap<>(
+            states.stream().collect(Collectors.toMap(ReplicatedState::name, Function.identity())));
+  }
+
+  /** Adds a state built after this replicator (a feature that writes through it). */
+  public void register(ReplicatedState state) {
+    states.put(state.name(), state);
   }
 
   @Override

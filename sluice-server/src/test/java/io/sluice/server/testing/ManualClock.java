@@ -1,6 +1,6 @@
 package io.sluice.server.testing;
 
-import io.sluice.server.ServerClock;
+import io.sluice.server.clock.ServerClock;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 

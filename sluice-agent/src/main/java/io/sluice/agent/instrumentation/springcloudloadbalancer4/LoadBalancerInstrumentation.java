@@ -1,5 +1,6 @@
 package io.sluice.agent.instrumentation.springcloudloadbalancer4;
 
+import static net.bytebuddy.matcher.ElementMatchers.isConstructor;
 import static net.bytebuddy.matcher.ElementMatchers.named;
 import static net.bytebuddy.matcher.ElementMatchers.takesArgument;
 import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
@@ -17,6 +18,10 @@ import net.bytebuddy.agent.builder.AgentBuilder;
  * current context's: the calling thread's for blocking clients (the executors carry it when
  * discovery runs on another thread), and on a gateway the one its entry hook made current while the
  * request's pipeline is subscribed.
+ *
+ * <p>The caching supplier's constructor hands the agent its cache manager, so the registry client's
+ * pushes evict a service's cached list at once (see the nacos-client instrumentation) rather than
+ * after the cache's time to live (35 s by default).
  */
 public final class LoadBalancerInstrumentation implements SluiceInstrumentation {
   @Override
@@ -28,7 +33,8 @@ public final class LoadBalancerInstrumentation implements SluiceInstrumentation 
   public List<String> typeNames() {
     return List.of(
         "org.springframework.cloud.loadbalancer.core.RoundRobinLoadBalancer",
-        "org.springframework.cloud.loadbalancer.core.RandomLoadBalancer");
+        "org.springframework.cloud.loadbalancer.core.RandomLoadBalancer",
+        "org.springframework.cloud.loadbalancer.core.CachingServiceInstanceListSupplier");
   }
 
   @Override
@@ -41,8 +47,14 @@ public final class LoadBalancerInstrumentation implements SluiceInstrumentation 
 
   @Override
   public AgentBuilder.Transformer.ForAdvice advice(AgentBuilder.Transformer.ForAdvice transformer) {
-    return transformer.advice(
-        named("getInstanceResponse").and(takesArguments(1)).and(takesArgument(0, List.class)),
-        "io.sluice.agent.instrumentation.springcloudloadbalancer4.LaneInstancesAdvice");
+    return transformer
+        .advice(
+            named("getInstanceResponse").and(takesArguments(1)).and(takesArgument(0, List.class)),
+            "io.sluice.agent.instrumentation.springcloudloadbalancer4.LaneInstancesAdvice")
+        .advice(
+            isConstructor()
+                .and(takesArguments(2))
+                .and(takesArgument(1, named("org.springframework.cache.CacheManager"))),
+            "io.sluice.agent.instrumentation.springcloudloadbalancer4.InstanceCacheAdvice");
   }
 }

@@ -1,14 +1,14 @@
 package io.sluice.server.config.grpc;
 
-import io.sluice.server.config.ConfigCommand.Publish;
-import io.sluice.server.config.ConfigCommand.Target;
+import io.sluice.server.config.ConfigException;
 import io.sluice.server.config.ConfigItem;
 import io.sluice.server.config.ConfigKey;
+import io.sluice.server.config.ConfigMeta;
 import io.sluice.server.config.ConfigOutcome;
+import io.sluice.server.config.ConfigPublish;
 import io.sluice.server.config.ConfigService;
-import io.sluice.server.config.ConfigTooLargeException;
+import io.sluice.server.config.ConfigTarget;
 import io.sluice.server.config.ConfigVersion;
-import io.sluice.server.config.InvalidConfigException;
 import io.sluice.server.config.grpc.ConfigMessages.ConfigBatchListenRequest;
 import io.sluice.server.config.grpc.ConfigMessages.ConfigChangeBatchListenResponse;
 import io.sluice.server.config.grpc.ConfigMessages.ConfigContext;
@@ -23,21 +23,17 @@ import io.sluice.server.protocol.grpc.Connection;
 import io.sluice.server.protocol.grpc.ConnectionListener;
 import io.sluice.server.protocol.grpc.ConnectionRegistry;
 import io.sluice.server.protocol.grpc.ErrorCodes;
+import io.sluice.server.protocol.grpc.GrpcFailures;
 import io.sluice.server.protocol.grpc.NacosResponse;
 import io.sluice.server.protocol.grpc.RequestContext;
 import io.sluice.server.protocol.grpc.RequestRouter;
-import io.sluice.server.replication.ReplicatorOverloadedException;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.stream.Collectors;
 
 /** Serves the config requests of the gRPC protocol from {@link ConfigService}. */
 public final class ConfigGrpcHandlers implements ConnectionListener {
@@ -75,12 +71,13 @@ public final class ConfigGrpcHandlers implements ConnectionListener {
 
   CompletionStage<ConfigQueryResponse> query(ConfigQueryRequest request, RequestContext context) {
     ConfigQueryResponse response = new ConfigQueryResponse();
+    ConfigKey key;
     try {
-      config.validator().checkKey(request.tenant, request.group, request.dataId);
-    } catch (InvalidConfigException e) {
-      return done(response.fail(ErrorCodes.INVALID_PARAM, e.getMessage()));
+      key = config.key(request.tenant, request.group, request.dataId);
+    } catch (ConfigException e) {
+      return done(GrpcFailures.fail(response, e));
     }
-    ConfigItem item = config.find(ConfigKey.of(request.tenant, request.group, request.dataId));
+    ConfigItem item = config.find(key);
     ConfigVersion version =
         item == null
             ? null
@@ -95,12 +92,12 @@ public final class ConfigGrpcHandlers implements ConnectionListener {
     response.content = version.content();
     response.md5 = version.md5();
     response.lastModified = version.modifiedMillis();
-    response.encryptedDataKey = version.encryptedDataKey();
+    response.encryptedDataKey = version.meta().encryptedDataKey();
     response.contentType =
         item.formal() != null ? item.formal().typeOrDefault() : version.typeOrDefault();
     response.beta = version == item.beta();
     if (version != item.formal() && version != item.beta()) {
-      response.tag = tagOf(item, version);
+      response.tag = item.tagOf(version);
     }
     return done(response);
   }
@@ -108,48 +105,38 @@ public final class ConfigGrpcHandlers implements ConnectionListener {
   CompletionStage<ConfigPublishResponse> publish(
       ConfigPublishRequest request, RequestContext context) {
     Map<String, String> extra = request.additionMap == null ? Map.of() : request.additionMap;
-    String betaIps = extra.get("betaIps");
-    String tag = extra.get("tag");
-    Target target = Target.FORMAL;
-    if (betaIps != null && !betaIps.isBlank()) {
-      target = Target.BETA;
-    } else if (tag != null && !tag.isBlank()) {
-      target = Target.TAG;
-    }
-    Publish draft =
-        new Publish(
+    ConfigMeta meta =
+        ConfigMeta.builder()
+            .type(extra.get("type"))
+            .appName(extra.get("appName"))
+            .desc(extra.get("desc"))
+            .configTags(extra.get("config_tags"))
+            .encryptedDataKey(extra.get("encryptedDataKey"))
+            .srcUser(extra.get("src_user"))
+            .srcIp(context.clientIp())
+            .use(extra.get("use"))
+            .effect(extra.get("effect"))
+            .schema(extra.get("schema"))
+            .build();
+    ConfigPublish publish =
+        ConfigPublish.of(
             ConfigKey.of(request.tenant, nullToEmpty(request.group), nullToEmpty(request.dataId)),
-            target,
-            target == Target.TAG ? tag.trim() : null,
+            extra.get("tag"),
+            extra.get("betaIps"),
             request.content,
-            null,
-            extra.get("type"),
-            extra.get("appName"),
-            extra.get("desc"),
-            extra.get("config_tags"),
-            extra.get("encryptedDataKey"),
-            extra.get("src_user"),
-            context.clientIp(),
-            extra.get("use"),
-            extra.get("effect"),
-            extra.get("schema"),
-            target == Target.BETA ? parseIps(betaIps) : Set.of(),
-            request.casMd5,
-            0);
+            meta,
+            request.casMd5);
     return config
-        .publish(draft)
+        .publish(publish)
         .handle(
             (outcome, failure) -> {
               ConfigPublishResponse response = new ConfigPublishResponse();
               if (failure != null) {
-                return failed(response, failure);
+                return GrpcFailures.fail(response, failure);
               }
               if (outcome instanceof ConfigOutcome.CasConflict) {
                 return response.fail(
                     NacosResponse.FAIL, "Cas publish fail,server md5 may have changed.");
-              }
-              if (outcome instanceof ConfigOutcome.Rejected rejected) {
-                return response.fail(ErrorCodes.SERVER_ERROR, rejected.reason());
               }
               return response;
             });
@@ -161,14 +148,17 @@ public final class ConfigGrpcHandlers implements ConnectionListener {
     return config
         .remove(
             ConfigKey.of(request.tenant, nullToEmpty(request.group), nullToEmpty(request.dataId)),
-            tagged ? Target.TAG : Target.FORMAL,
+            tagged ? ConfigTarget.TAG : ConfigTarget.FORMAL,
             tagged ? request.tag.trim() : null,
             null,
             context.clientIp())
         .handle(
             (outcome, failure) -> {
               ConfigRemoveResponse response = new ConfigRemoveResponse();
-              return failure == null ? response : failed(response, failure);
+              if (failure != null) {
+                return GrpcFailures.fail(response, failure);
+              }
+              return response;
             });
   }
 
@@ -180,11 +170,7 @@ public final class ConfigGrpcHandlers implements ConnectionListener {
             connection.id(),
             id ->
                 new ConnectionConfigWatcher(
-                    connection,
-                    config.watchers(),
-                    scheduler,
-                    MAX_LISTENS_PER_CONNECTION,
-                    pushAckMillis));
+                    connection, config, scheduler, MAX_LISTENS_PER_CONNECTION, pushAckMillis));
     if (connection.isClosed()) {
       // Raced with the disconnect; don't leave its watches behind.
       onDisconnected(connection);
@@ -229,33 +215,6 @@ public final class ConfigGrpcHandlers implements ConnectionListener {
     if (watcher != null) {
       watcher.unlistenAll();
     }
-  }
-
-  private static <T extends NacosResponse> T failed(T response, Throwable failure) {
-    Throwable cause = failure instanceof CompletionException ? failure.getCause() : failure;
-    if (cause instanceof InvalidConfigException || cause instanceof ConfigTooLargeException) {
-      return response.fail(ErrorCodes.INVALID_PARAM, cause.getMessage());
-    }
-    if (cause instanceof ReplicatorOverloadedException) {
-      return response.fail(ErrorCodes.OVER_THRESHOLD, cause.getMessage());
-    }
-    return response.fail(ErrorCodes.SERVER_ERROR, String.valueOf(cause.getMessage()));
-  }
-
-  private static String tagOf(ConfigItem item, ConfigVersion version) {
-    for (Map.Entry<String, ConfigVersion> tag : item.tags().entrySet()) {
-      if (tag.getValue() == version) {
-        return tag.getKey();
-      }
-    }
-    return null;
-  }
-
-  private static Set<String> parseIps(String ips) {
-    return Arrays.stream(ips.split(","))
-        .map(String::trim)
-        .filter(ip -> !ip.isEmpty())
-        .collect(Collectors.toUnmodifiableSet());
   }
 
   private static boolean isBlank(String s) {

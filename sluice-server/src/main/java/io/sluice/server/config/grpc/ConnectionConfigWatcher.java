@@ -1,8 +1,8 @@
 package io.sluice.server.config.grpc;
 
 import io.sluice.server.config.ConfigKey;
+import io.sluice.server.config.ConfigService;
 import io.sluice.server.config.ConfigWatcher;
-import io.sluice.server.config.ConfigWatchers;
 import io.sluice.server.config.grpc.ConfigMessages.ConfigChangeNotifyRequest;
 import io.sluice.server.protocol.grpc.Connection;
 import io.sluice.server.protocol.grpc.NacosResponse;
@@ -22,7 +22,7 @@ final class ConnectionConfigWatcher implements ConfigWatcher {
   static final int PUSH_ATTEMPTS = 3;
 
   private final Connection connection;
-  private final ConfigWatchers watchers;
+  private final ConfigService config;
   private final ScheduledExecutorService scheduler;
   private final int maxListens;
   private final long pushAckMillis;
@@ -32,13 +32,13 @@ final class ConnectionConfigWatcher implements ConfigWatcher {
 
   ConnectionConfigWatcher(
       Connection connection,
-      ConfigWatchers watchers,
+      ConfigService config,
       ScheduledExecutorService scheduler,
       int maxListens,
       long pushAckMillis) {
     this.pushAckMillis = pushAckMillis;
     this.connection = connection;
-    this.watchers = watchers;
+    this.config = config;
     this.scheduler = scheduler;
     this.maxListens = maxListens;
   }
@@ -49,13 +49,13 @@ final class ConnectionConfigWatcher implements ConfigWatcher {
       return false;
     }
     listens.put(key, new String[] {dataId, group, tenant == null ? "" : tenant});
-    watchers.watch(key, this);
+    config.watch(key, this);
     return true;
   }
 
   void unlisten(ConfigKey key) {
     if (listens.remove(key) != null) {
-      watchers.unwatch(key, this);
+      config.unwatch(key, this);
     }
   }
 

@@ -1,6 +1,6 @@
 package io.sluice.server.config.http;
 
-import io.sluice.server.ServerClock;
+import io.sluice.server.clock.ServerClock;
 import io.sluice.server.config.ConfigService;
 import io.sluice.server.protocol.http.HttpRoutes;
 import io.vertx.core.Vertx;
@@ -30,10 +30,10 @@ public final class ConfigHttpApi implements HttpRoutes {
    */
   public ConfigHttpApi(ConfigService config, Vertx vertx, ServerClock clock, int maxHeldPolls) {
     this.vertx = vertx;
-    long maxBodyBytes = config.validator().maxContentBytes() * 3 + FORM_OVERHEAD_BYTES;
+    long maxBodyBytes = config.maxContentBytes() * 3 + FORM_OVERHEAD_BYTES;
     this.configs = new ConfigRoutes(config, maxBodyBytes);
     this.history = new HistoryRoutes(config);
-    this.held = new HeldPolls(config.watchers(), clock, maxHeldPolls);
+    this.held = new HeldPolls(config, clock, maxHeldPolls);
     this.listener = new ListenerRoutes(config, held);
   }
 

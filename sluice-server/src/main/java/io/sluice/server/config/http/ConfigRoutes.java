@@ -1,14 +1,14 @@
 package io.sluice.server.config.http;
 
-import io.sluice.server.config.ConfigCommand.Publish;
-import io.sluice.server.config.ConfigCommand.Target;
+import io.sluice.server.config.ConfigCriteria;
 import io.sluice.server.config.ConfigItem;
 import io.sluice.server.config.ConfigKey;
+import io.sluice.server.config.ConfigMeta;
 import io.sluice.server.config.ConfigOutcome;
+import io.sluice.server.config.ConfigPublish;
 import io.sluice.server.config.ConfigService;
-import io.sluice.server.config.ConfigTooLargeException;
+import io.sluice.server.config.ConfigTarget;
 import io.sluice.server.config.ConfigVersion;
-import io.sluice.server.config.InvalidConfigException;
 import io.sluice.server.protocol.http.ApiStyle;
 import io.sluice.server.protocol.http.AsyncReply;
 import io.sluice.server.protocol.http.ClientIp;
@@ -20,6 +20,7 @@ import io.sluice.server.protocol.http.ParamsHandler;
 import io.sluice.server.protocol.http.RequestParams;
 import io.sluice.server.protocol.http.RestResult;
 import io.vertx.core.Handler;
+import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
@@ -30,16 +31,10 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Collection;
 import java.util.LinkedHashSet;
-import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.stream.Collectors;
+import java.util.concurrent.CompletionStage;
 
 /**
  * Config reads and writes over HTTP: Nacos's v1 {@code /nacos/v1/cs/configs} (raw content, {@code
@@ -140,20 +135,19 @@ final class ConfigRoutes {
         .putHeader(
             "Last-Modified", HTTP_DATE.format(Instant.ofEpochMilli(version.modifiedMillis())));
     ListenerRoutes.noCache(response);
-    if (version.encryptedDataKey() != null) {
-      response.putHeader("Encrypted-Data-Key", version.encryptedDataKey());
+    if (version.meta().encryptedDataKey() != null) {
+      response.putHeader("Encrypted-Data-Key", version.meta().encryptedDataKey());
     }
     if (version == item.beta()) {
       response.putHeader("isBeta", "true");
     } else if (version != item.formal()) {
-      String versionTag = tagOf(item, version);
+      String versionTag = item.tagOf(version);
       if (versionTag != null) {
         response.putHeader(VIPSERVER_TAG, URLEncoder.encode(versionTag, StandardCharsets.UTF_8));
       }
     }
     if (style == ApiStyle.V1) {
-      response.setStatusCode(200).putHeader("Content-Type", contentTypeOf(type));
-      response.end(version.content());
+      HttpResponses.body(response, 200, contentTypeOf(type), version.content());
     } else {
       HttpResponses.success(response, version.content());
     }
@@ -168,43 +162,35 @@ final class ConfigRoutes {
       requireNonBlank("group", group);
       requireNonBlank("content", content);
     }
-    String tag = params.get("tag");
-    String betaIps = request.getHeader("betaIps");
-    Target target = Target.FORMAL;
-    if (betaIps != null && !betaIps.isBlank()) {
-      target = Target.BETA;
-    } else if (tag != null && !tag.isBlank()) {
-      target = Target.TAG;
-    }
     String type = params.get("type");
     if (type == null || !KNOWN_TYPES.contains(type)) {
       type = ConfigVersion.DEFAULT_TYPE;
     }
-    Publish draft =
-        new Publish(
+    ConfigMeta meta =
+        ConfigMeta.builder()
+            .type(type)
+            .appName(params.get("appName"))
+            .desc(params.get("desc"))
+            .configTags(params.firstOf("config_tags", "configTags"))
+            .encryptedDataKey(params.get("encryptedDataKey"))
+            .srcUser(params.firstOf("src_user", "srcUser"))
+            .srcIp(ClientIp.of(request))
+            .use(params.get("use"))
+            .effect(params.get("effect"))
+            .schema(params.get("schema"))
+            .build();
+    ConfigPublish publish =
+        ConfigPublish.of(
             ConfigKey.of(namespaceParam(params, style), group, dataId),
-            target,
-            target == Target.TAG ? tag.trim() : null,
+            params.get("tag"),
+            request.getHeader("betaIps"),
             content,
-            null,
-            type,
-            params.get("appName"),
-            params.get("desc"),
-            params.firstOf("config_tags", "configTags"),
-            params.get("encryptedDataKey"),
-            params.firstOf("src_user", "srcUser"),
-            ClientIp.of(request),
-            params.get("use"),
-            params.get("effect"),
-            params.get("schema"),
-            target == Target.BETA ? parseIps(betaIps) : Set.of(),
-            request.getHeader("casMd5"),
-            0);
+            meta,
+            request.getHeader("casMd5"));
     AsyncReply.when(
-        config.publish(draft),
+        config.publish(publish),
         request,
         style,
-        ConfigRoutes::configFailure,
         outcome -> {
           if (outcome instanceof ConfigOutcome.CasConflict) {
             if (style == ApiStyle.V1) {
@@ -213,9 +199,6 @@ final class ConfigRoutes {
               return;
             }
             throw new HttpApiException(409, NacosErrorCode.RESOURCE_CONFLICT, CAS_CONFLICT);
-          }
-          if (outcome instanceof ConfigOutcome.Rejected rejected) {
-            throw new HttpApiException(500, NacosErrorCode.SERVER_ERROR, rejected.reason());
           }
           reply(request.response(), style, Boolean.TRUE);
         });
@@ -228,30 +211,30 @@ final class ConfigRoutes {
     AsyncReply.when(
         config.remove(
             key,
-            tagged ? Target.TAG : Target.FORMAL,
+            tagged ? ConfigTarget.TAG : ConfigTarget.FORMAL,
             tagged ? tag.trim() : null,
             params.firstOf("src_user", "srcUser"),
             ClientIp.of(request)),
         request,
         style,
-        ConfigRoutes::configFailure,
-        outcome -> reply(request.response(), style, Boolean.TRUE));
+        outcome -> {
+          reply(request.response(), style, Boolean.TRUE);
+        });
   }
 
   private void stopBeta(HttpServerRequest request, HttpParams params) {
     ConfigKey key = key(params, ApiStyle.V1);
     AsyncReply.when(
-        config.remove(key, Target.BETA, null, null, ClientIp.of(request)),
+        config.remove(key, ConfigTarget.BETA, null, null, ClientIp.of(request)),
         request,
         ApiStyle.V1,
-        ConfigRoutes::configFailure,
         outcome -> HttpResponses.ok(request.response(), RestResult.ok("stop beta ok", true)));
   }
 
   private void queryBeta(HttpServerRequest request, HttpParams params) {
     ConfigItem item = config.find(key(params, ApiStyle.V1));
     ConfigJson.ConfigInfo4Beta beta =
-        item == null || item.beta() == null ? null : ConfigJson.ConfigInfo4Beta.of(item);
+        item == null || item.beta() == null ? null : new ConfigJson.ConfigInfo4Beta(item);
     HttpResponses.ok(request.response(), RestResult.ok("query beta ok", beta));
   }
 
@@ -259,15 +242,15 @@ final class ConfigRoutes {
   private void detail(HttpServerRequest request, HttpParams params) {
     ConfigItem item = config.find(key(params, ApiStyle.V1));
     if (item == null || item.formal() == null) {
-      request.response().setStatusCode(200).end();
+      HttpResponses.empty(request.response(), 200);
       return;
     }
-    HttpResponses.ok(request.response(), ConfigJson.ConfigAllInfo.of(item.key(), item.formal()));
+    HttpResponses.ok(request.response(), new ConfigJson.ConfigAllInfo(item.key(), item.formal()));
   }
 
   private void search(HttpServerRequest request, HttpParams params) {
-    ConfigSearch.Criteria criteria =
-        new ConfigSearch.Criteria(
+    ConfigCriteria criteria =
+        new ConfigCriteria(
             params.is("search", "blur"),
             params.getOrDefault("tenant", ""),
             params.required("dataId"),
@@ -275,16 +258,14 @@ final class ConfigRoutes {
             params.get("appName"),
             params.get("config_tags"));
     int pageNo = params.requiredInt("pageNo", 1, Integer.MAX_VALUE);
-    int pageSize = params.requiredInt("pageSize", 1, ConfigSearch.MAX_PAGE_SIZE);
+    int pageSize = params.requiredInt("pageSize", 1, ConfigService.MAX_SEARCH_PAGE_SIZE);
     // A search scans and sorts every config: milliseconds at 100k of them, too long for the event
     // loop, which would stall every other connection it serves meanwhile. A worker scans; the
     // answer is written back on the request's own event loop.
-    Collection<ConfigItem> all = config.store().all();
     AsyncReply.offEventLoop(
         request,
         ApiStyle.V1,
-        failure -> failure instanceof HttpApiException refused ? refused : null,
-        () -> ConfigSearch.search(all, criteria, pageNo, pageSize),
+        () -> ConfigJson.page(config.search(criteria, pageNo, pageSize), ConfigJson.ConfigInfo::of),
         page -> HttpResponses.ok(request.response(), page));
   }
 
@@ -303,15 +284,17 @@ final class ConfigRoutes {
         throw HttpApiException.invalid("at most " + MAX_IDS_PER_DELETE + " ids at once");
       }
     }
-    List<CompletableFuture<ConfigOutcome>> removals = new ArrayList<>();
-    for (ConfigItem item : ConfigSearch.withIds(config.store().all(), ids)) {
-      removals.add(config.remove(item.key(), Target.FORMAL, null, null, ClientIp.of(request)));
-    }
+    String srcIp = ClientIp.of(request);
+    // Finding the configs scans them all: on a worker, like a search.
+    CompletionStage<Integer> removed =
+        Vertx.currentContext()
+            .executeBlocking(() -> config.removeByIds(ids, srcIp), false)
+            .toCompletionStage()
+            .thenCompose(removal -> removal);
     AsyncReply.when(
-        CompletableFuture.allOf(removals.toArray(CompletableFuture[]::new)),
+        removed,
         request,
         ApiStyle.V1,
-        ConfigRoutes::configFailure,
         done -> HttpResponses.ok(request.response(), RestResult.ok(null, true)));
   }
 
@@ -319,12 +302,7 @@ final class ConfigRoutes {
     String dataId = params.required("dataId");
     String group = params.required("group");
     String namespace = namespaceParam(params, style);
-    try {
-      config.validator().checkKey(namespace, group, dataId);
-    } catch (InvalidConfigException e) {
-      throw HttpApiException.invalid(e.getMessage());
-    }
-    return ConfigKey.of(namespace, group, dataId);
+    return config.key(namespace, group, dataId);
   }
 
   /** v1 names the namespace {@code tenant}, v2 {@code namespaceId} (and still accepts tenant). */
@@ -340,16 +318,6 @@ final class ConfigRoutes {
     } else {
       HttpResponses.success(response, data);
     }
-  }
-
-  static HttpApiException configFailure(Throwable cause) {
-    if (cause instanceof ConfigTooLargeException) {
-      return HttpApiException.tooLarge(cause.getMessage());
-    }
-    if (cause instanceof InvalidConfigException) {
-      return HttpApiException.invalid(cause.getMessage());
-    }
-    return null;
   }
 
   private static void requireNonBlank(String name, String value) {
@@ -368,21 +336,5 @@ final class ConfigRoutes {
       case "html", "htm" -> "text/html;charset=UTF-8";
       default -> HttpResponses.TEXT_PLAIN;
     };
-  }
-
-  private static String tagOf(ConfigItem item, ConfigVersion version) {
-    for (Map.Entry<String, ConfigVersion> tag : item.tags().entrySet()) {
-      if (tag.getValue() == version) {
-        return tag.getKey();
-      }
-    }
-    return null;
-  }
-
-  private static Set<String> parseIps(String ips) {
-    return Arrays.stream(ips.split(","))
-        .map(String::trim)
-        .filter(ip -> !ip.isEmpty())
-        .collect(Collectors.toUnmodifiableSet());
   }
 }

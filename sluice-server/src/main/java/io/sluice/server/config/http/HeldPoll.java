@@ -2,6 +2,7 @@ package io.sluice.server.config.http;
 
 import io.sluice.server.config.ConfigKey;
 import io.sluice.server.config.ConfigWatcher;
+import io.sluice.server.protocol.http.HttpResponses;
 import io.vertx.core.Context;
 import io.vertx.core.Handler;
 import io.vertx.core.http.HttpServerResponse;
@@ -137,11 +138,10 @@ final class HeldPoll implements ConfigWatcher, Handler<Void> {
           if (noCache) {
             ListenerRoutes.noCache(response);
           }
-          response.setStatusCode(200);
           if (body == null) {
-            response.end();
+            HttpResponses.empty(response, 200);
           } else {
-            response.putHeader("Content-Type", "text/plain;charset=UTF-8").end(body);
+            HttpResponses.text(response, 200, body);
           }
         });
   }

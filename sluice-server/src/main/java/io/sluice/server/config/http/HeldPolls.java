@@ -1,8 +1,8 @@
 package io.sluice.server.config.http;
 
-import io.sluice.server.ServerClock;
+import io.sluice.server.clock.ServerClock;
 import io.sluice.server.config.ConfigKey;
-import io.sluice.server.config.ConfigWatchers;
+import io.sluice.server.config.ConfigService;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -18,15 +18,15 @@ import java.util.List;
  * while it waits; each poll records its own heap position so removal is O(log n).
  */
 final class HeldPolls {
-  private final ConfigWatchers watchers;
+  private final ConfigService config;
   private final ServerClock clock;
   private final int maxHeld;
 
   private HeldPoll[] heap = new HeldPoll[64];
   private int size;
 
-  HeldPolls(ConfigWatchers watchers, ServerClock clock, int maxHeld) {
-    this.watchers = watchers;
+  HeldPolls(ConfigService config, ServerClock clock, int maxHeld) {
+    this.config = config;
     this.clock = clock;
     this.maxHeld = maxHeld;
   }
@@ -53,7 +53,7 @@ final class HeldPolls {
       siftUp(poll.heapIndex);
     }
     for (ConfigKey key : poll.keys()) {
-      watchers.watch(key, poll);
+      config.watch(key, poll);
     }
     return true;
   }
@@ -93,7 +93,7 @@ final class HeldPolls {
 
   void unwatchAll(HeldPoll poll) {
     for (ConfigKey key : poll.keys()) {
-      watchers.unwatch(key, poll);
+      config.unwatch(key, poll);
     }
   }
 

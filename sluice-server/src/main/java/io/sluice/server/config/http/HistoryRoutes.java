@@ -1,12 +1,8 @@
 package io.sluice.server.config.http;
 
-import io.sluice.server.config.ConfigHistory;
 import io.sluice.server.config.ConfigHistoryEntry;
-import io.sluice.server.config.ConfigItem;
 import io.sluice.server.config.ConfigKey;
 import io.sluice.server.config.ConfigService;
-import io.sluice.server.config.HistoryPage;
-import io.sluice.server.config.InvalidConfigException;
 import io.sluice.server.protocol.http.ApiStyle;
 import io.sluice.server.protocol.http.AsyncReply;
 import io.sluice.server.protocol.http.HttpApiException;
@@ -17,7 +13,6 @@ import io.sluice.server.protocol.http.RequestParams;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.ext.web.Router;
-import java.util.Collection;
 import java.util.Optional;
 
 /**
@@ -83,35 +78,23 @@ final class HistoryRoutes {
     int pageSize =
         Math.min(
             MAX_PAGE_SIZE, params.intInRange("pageSize", DEFAULT_PAGE_SIZE, 1, Integer.MAX_VALUE));
-    ConfigHistory history = config.history();
     AsyncReply.offEventLoop(
         request,
         style,
-        cause -> null,
-        () -> history.list(key, pageNo, pageSize),
-        (HistoryPage page) ->
-            reply(
-                request,
-                style,
-                new ConfigJson.Page<>(
-                    page.totalCount(),
-                    page.pageNumber(),
-                    page.pagesAvailable(),
-                    page.pageItems().stream()
-                        .map(ConfigJson.ConfigHistoryInfo::summaryOf)
-                        .toList())));
+        () ->
+            ConfigJson.page(
+                config.history(key, pageNo, pageSize), ConfigJson.ConfigHistoryInfo::summaryOf),
+        page -> reply(request, style, page));
   }
 
   private void entry(HttpServerRequest request, HttpParams params, ApiStyle style) {
     ConfigKey key = key(params, style);
     long nid = params.requiredLong("nid");
-    ConfigHistory history = config.history();
     AsyncReply.offEventLoop(
         request,
         style,
-        cause -> null,
-        () -> history.get(nid),
-        (Optional<ConfigHistoryEntry> found) ->
+        () -> config.historyEntry(nid),
+        found ->
             answerEntry(
                 request,
                 style,
@@ -123,13 +106,11 @@ final class HistoryRoutes {
   private void previous(HttpServerRequest request, HttpParams params, ApiStyle style) {
     ConfigKey key = key(params, style);
     long id = params.requiredLong("id");
-    ConfigHistory history = config.history();
     AsyncReply.offEventLoop(
         request,
         style,
-        cause -> null,
-        () -> history.previous(key, id),
-        (Optional<ConfigHistoryEntry> found) ->
+        () -> config.previousHistoryEntry(key, id),
+        found ->
             answerEntry(
                 request,
                 style,
@@ -141,17 +122,12 @@ final class HistoryRoutes {
   private void configs(HttpServerRequest request, HttpParams params, ApiStyle style) {
     String namespace =
         style == ApiStyle.V1 ? params.required("tenant") : params.required("namespaceId");
-    try {
-      config.validator().checkNamespace(ConfigKey.canonicalNamespace(namespace));
-    } catch (InvalidConfigException e) {
-      throw HttpApiException.invalid(e.getMessage());
-    }
-    Collection<ConfigItem> all = config.store().all();
+    config.checkNamespace(ConfigKey.canonicalNamespace(namespace));
     AsyncReply.offEventLoop(
         request,
         style,
-        cause -> null,
-        () -> ConfigSearch.inNamespace(all, namespace),
+        () ->
+            config.inNamespace(namespace).stream().map(ConfigJson.ConfigInfoWrapper::new).toList(),
         configs -> reply(request, style, configs));
   }
 
@@ -167,7 +143,7 @@ final class HistoryRoutes {
       String notFound) {
     if (found.isEmpty()) {
       if (style == ApiStyle.V1) {
-        request.response().setStatusCode(200).end();
+        HttpResponses.empty(request.response(), 200);
         return;
       }
       throw new HttpApiException(404, NacosErrorCode.RESOURCE_NOT_FOUND, notFound);
@@ -184,12 +160,7 @@ final class HistoryRoutes {
     String group = params.required("group");
     String namespace =
         style == ApiStyle.V1 ? params.get("tenant") : params.firstOf("namespaceId", "tenant");
-    try {
-      config.validator().checkKey(ConfigKey.canonicalNamespace(namespace), group, dataId);
-    } catch (InvalidConfigException e) {
-      throw HttpApiException.invalid(e.getMessage());
-    }
-    return ConfigKey.of(namespace, group, dataId);
+    return config.key(ConfigKey.canonicalNamespace(namespace), group, dataId);
   }
 
   private static void reply(HttpServerRequest request, ApiStyle style, Object data) {

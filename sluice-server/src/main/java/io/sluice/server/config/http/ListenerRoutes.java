@@ -95,7 +95,7 @@ final class ListenerRoutes {
       return;
     }
     if ("true".equalsIgnoreCase(request.getHeader(NO_HANGUP_HEADER))) {
-      response.setStatusCode(200).end();
+      HttpResponses.empty(response, 200);
       return;
     }
     hold(request, listens, reportedIp, remoteIp, headerTag, holdMillis);
@@ -177,7 +177,7 @@ final class ListenerRoutes {
     ConfigKey key = ConfigKey.of(params.get("tenant"), group, dataId);
     ConfigItem item = config.find(key);
     Map<String, String> status = new TreeMap<>();
-    for (ConfigWatcher watcher : config.watchers().watchersOf(key)) {
+    for (ConfigWatcher watcher : config.watchersOf(key)) {
       ConfigVersion version =
           item == null
               ? null

@@ -1,7 +1,9 @@
 package io.sluice.server.namespace.http;
 
-import io.sluice.server.namespace.InvalidNamespaceException;
+import io.sluice.server.feature.Fault;
+import io.sluice.server.feature.FeatureException;
 import io.sluice.server.namespace.Namespace;
+import io.sluice.server.namespace.NamespaceException;
 import io.sluice.server.namespace.NamespaceOutcome;
 import io.sluice.server.namespace.NamespaceService;
 import io.sluice.server.protocol.http.ApiStyle;
@@ -14,7 +16,6 @@ import io.sluice.server.protocol.http.NacosErrorCode;
 import io.sluice.server.protocol.http.ParamsHandler;
 import io.sluice.server.protocol.http.RequestParams;
 import io.sluice.server.protocol.http.RestResult;
-import io.sluice.server.protocol.http.WriteFailures;
 import io.vertx.core.Handler;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
@@ -115,7 +116,7 @@ public final class NamespaceRoutes implements HttpRoutes {
             QUOTA,
             counts.getOrDefault("", 0),
             TYPE_GLOBAL));
-    for (Namespace namespace : namespaces.store().all()) {
+    for (Namespace namespace : namespaces.all()) {
       all.add(custom(namespace, counts));
     }
     return all;
@@ -180,17 +181,14 @@ public final class NamespaceRoutes implements HttpRoutes {
               if (failure == null) {
                 return succeeded.test(outcome);
               }
-              if (WriteFailures.cause(failure) instanceof InvalidNamespaceException) {
+              // Nacos's v1 API answers false for input it refuses.
+              if (FeatureException.unwrap(failure) instanceof NamespaceException refused
+                  && refused.fault() == Fault.INVALID) {
                 return false;
               }
               throw new CompletionException(failure);
             });
-    AsyncReply.when(
-        answer,
-        request,
-        ApiStyle.V1,
-        WriteFailures::ofReplication,
-        ok -> HttpResponses.ok(request.response(), ok));
+    AsyncReply.when(answer, request, ApiStyle.V1, ok -> HttpResponses.ok(request.response(), ok));
   }
 
   private void createV2(HttpServerRequest request, HttpParams params) {
@@ -214,10 +212,7 @@ public final class NamespaceRoutes implements HttpRoutes {
         change,
         request,
         ApiStyle.V2,
-        cause ->
-            cause instanceof InvalidNamespaceException
-                ? new HttpApiException(400, NacosErrorCode.ILLEGAL_NAMESPACE, cause.getMessage())
-                : null,
+        NacosErrorCode.ILLEGAL_NAMESPACE,
         outcome -> {
           if (outcome instanceof NamespaceOutcome.AlreadyExists exists) {
             throw new HttpApiException(
@@ -230,9 +225,6 @@ public final class NamespaceRoutes implements HttpRoutes {
                 404,
                 NacosErrorCode.NAMESPACE_NOT_EXIST,
                 "namespaceId [ " + missing.id() + " ] not exist");
-          }
-          if (outcome instanceof NamespaceOutcome.Rejected rejected) {
-            throw new HttpApiException(500, NacosErrorCode.SERVER_ERROR, rejected.reason());
           }
           HttpResponses.success(request.response(), true);
         });

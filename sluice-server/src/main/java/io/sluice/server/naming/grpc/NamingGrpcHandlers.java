@@ -3,7 +3,8 @@ package io.sluice.server.naming.grpc;
 import com.fasterxml.jackson.databind.util.RawValue;
 import io.sluice.server.naming.Instance;
 import io.sluice.server.naming.InstanceValidator;
-import io.sluice.server.naming.InvalidInstanceException;
+import io.sluice.server.naming.NamingException;
+import io.sluice.server.naming.NamingOutcome;
 import io.sluice.server.naming.NamingService;
 import io.sluice.server.naming.ServiceKey;
 import io.sluice.server.naming.ServicePage;
@@ -23,15 +24,13 @@ import io.sluice.server.protocol.grpc.Connection;
 import io.sluice.server.protocol.grpc.ConnectionListener;
 import io.sluice.server.protocol.grpc.ConnectionRegistry;
 import io.sluice.server.protocol.grpc.ErrorCodes;
-import io.sluice.server.protocol.grpc.NacosResponse;
+import io.sluice.server.protocol.grpc.GrpcFailures;
 import io.sluice.server.protocol.grpc.RequestContext;
 import io.sluice.server.protocol.grpc.RequestRouter;
-import io.sluice.server.replication.ReplicatorOverloadedException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
@@ -104,8 +103,8 @@ public final class NamingGrpcHandlers implements ConnectionListener {
       }
       forgetIfClosed(connection);
       return done(response);
-    } catch (InvalidInstanceException e) {
-      return done(response.fail(ErrorCodes.INVALID_PARAM, e.getMessage()));
+    } catch (NamingException e) {
+      return done(GrpcFailures.fail(response, e));
     }
   }
 
@@ -124,20 +123,20 @@ public final class NamingGrpcHandlers implements ConnectionListener {
         }
         naming.publishEphemeral(connection.id(), service, instances);
       } else if (BATCH_DEREGISTER.equals(request.type)) {
-        List<Instance> remaining =
-            new ArrayList<>(naming.registry().publishedBy(connection.id(), service));
+        List<String> endpoints = new ArrayList<>(bodies.size());
         for (InstanceBody body : bodies) {
           InstanceBody b = require(body);
-          remaining.removeIf(i -> i.ip().equals(b.ip) && i.port() == portOf(b));
+          endpoints.add(b.ip + ":" + portOf(b));
         }
-        naming.publishEphemeral(connection.id(), service, remaining);
+        naming.deregisterEphemeral(
+            connection.id(), service, i -> endpoints.contains(i.ip() + ":" + i.port()));
       } else {
         return done(response.fail(ErrorCodes.INVALID_PARAM, "unknown type " + request.type));
       }
       forgetIfClosed(connection);
       return done(response);
-    } catch (InvalidInstanceException e) {
-      return done(response.fail(ErrorCodes.INVALID_PARAM, e.getMessage()));
+    } catch (NamingException e) {
+      return done(GrpcFailures.fail(response, e));
     }
   }
 
@@ -145,7 +144,7 @@ public final class NamingGrpcHandlers implements ConnectionListener {
       PersistentInstanceRequest request, RequestContext context) {
     InstanceResponse response = new InstanceResponse();
     response.type = request.type;
-    CompletableFuture<Object> write;
+    CompletableFuture<NamingOutcome> write;
     try {
       ServiceKey service = serviceOf(request.namespace, request.groupName, request.serviceName);
       InstanceBody body = require(request.instance);
@@ -157,10 +156,16 @@ public final class NamingGrpcHandlers implements ConnectionListener {
       } else {
         return done(response.fail(ErrorCodes.INVALID_PARAM, "unknown type " + request.type));
       }
-    } catch (InvalidInstanceException e) {
-      return done(response.fail(ErrorCodes.INVALID_PARAM, e.getMessage()));
+    } catch (NamingException e) {
+      return done(GrpcFailures.fail(response, e));
     }
-    return write.handle((ok, failure) -> failure == null ? response : failed(response, failure));
+    return write.handle(
+        (outcome, failure) -> {
+          if (failure != null) {
+            return GrpcFailures.fail(response, failure);
+          }
+          return response;
+        });
   }
 
   CompletionStage<QueryServiceResponse> query(ServiceQueryRequest request, RequestContext context) {
@@ -170,12 +175,11 @@ public final class NamingGrpcHandlers implements ConnectionListener {
       response.serviceInfo =
           new RawValue(
               naming
-                  .registry()
                   .viewOrEmpty(service)
                   .serviceInfoJson(request.cluster, request.healthyOnly, false));
       return done(response);
-    } catch (InvalidInstanceException e) {
-      return done(response.fail(ErrorCodes.INVALID_PARAM, e.getMessage()));
+    } catch (NamingException e) {
+      return done(GrpcFailures.fail(response, e));
     }
   }
 
@@ -186,8 +190,8 @@ public final class NamingGrpcHandlers implements ConnectionListener {
     ServiceKey service;
     try {
       service = serviceOf(request.namespace, request.groupName, request.serviceName);
-    } catch (InvalidInstanceException e) {
-      return done(response.fail(ErrorCodes.INVALID_PARAM, e.getMessage()));
+    } catch (NamingException e) {
+      return done(GrpcFailures.fail(response, e));
     }
     String clusters = request.clusters == null ? "" : request.clusters;
     Map<ServiceKey, GrpcSubscriber> subscriptions =
@@ -208,20 +212,18 @@ public final class NamingGrpcHandlers implements ConnectionListener {
         GrpcSubscriber subscriber =
             new GrpcSubscriber(connection, service, clusters, pushThread, stats, pushAckMillis);
         subscriptions.put(service, subscriber);
-        naming.registry().subscribe(service, subscriber);
-        naming.pushes().pushNow(service, subscriber);
+        naming.subscribe(service, subscriber);
       }
       forgetIfClosed(connection);
     } else {
       GrpcSubscriber removed = subscriptions.remove(service);
       if (removed != null) {
         removed.cancel();
-        naming.registry().unsubscribe(service, removed);
+        naming.unsubscribe(service, removed);
       }
     }
     response.serviceInfo =
-        new RawValue(
-            naming.registry().viewOrEmpty(service).serviceInfoJson(clusters, false, false));
+        new RawValue(naming.viewOrEmpty(service).serviceInfoJson(clusters, false, false));
     return done(response);
   }
 
@@ -234,9 +236,7 @@ public final class NamingGrpcHandlers implements ConnectionListener {
               "pageNo must be at least 1 and pageSize between 1 and " + MAX_PAGE_SIZE));
     }
     ServicePage page =
-        naming
-            .registry()
-            .list(request.namespace, request.groupName, request.pageNo, request.pageSize);
+        naming.list(request.namespace, request.groupName, request.pageNo, request.pageSize);
     response.count = page.count();
     response.serviceNames = page.names();
     return done(response);
@@ -244,13 +244,13 @@ public final class NamingGrpcHandlers implements ConnectionListener {
 
   @Override
   public void onDisconnected(Connection connection) {
-    naming.registry().removeOwner(connection.id());
+    naming.removeOwner(connection.id());
     Map<ServiceKey, GrpcSubscriber> subscriptions =
         subscriptionsByConnection.remove(connection.id());
     if (subscriptions != null) {
       for (Map.Entry<ServiceKey, GrpcSubscriber> entry : subscriptions.entrySet()) {
         entry.getValue().cancel();
-        naming.registry().unsubscribe(entry.getKey(), entry.getValue());
+        naming.unsubscribe(entry.getKey(), entry.getValue());
       }
     }
   }
@@ -267,7 +267,7 @@ public final class NamingGrpcHandlers implements ConnectionListener {
 
   private static ServiceKey serviceOf(String namespace, String group, String serviceName) {
     if (serviceName == null || serviceName.isBlank()) {
-      throw new InvalidInstanceException("serviceName must not be blank");
+      throw NamingException.invalid("serviceName must not be blank");
     }
     ServiceKey service = ServiceKey.parse(namespace, group, serviceName);
     InstanceValidator.checkService(service);
@@ -276,14 +276,14 @@ public final class NamingGrpcHandlers implements ConnectionListener {
 
   private static InstanceBody require(InstanceBody body) {
     if (body == null) {
-      throw new InvalidInstanceException("instance must be given");
+      throw NamingException.invalid("instance must be given");
     }
     return body;
   }
 
   private static int portOf(InstanceBody body) {
     if (body.port == null) {
-      throw new InvalidInstanceException("port must be given");
+      throw NamingException.invalid("port must be given");
     }
     return body.port;
   }
@@ -300,17 +300,6 @@ public final class NamingGrpcHandlers implements ConnectionListener {
         ephemeral,
         body.clusterName,
         body.metadata);
-  }
-
-  private static <T extends NacosResponse> T failed(T response, Throwable failure) {
-    Throwable cause = failure instanceof CompletionException ? failure.getCause() : failure;
-    if (cause instanceof InvalidInstanceException) {
-      return response.fail(ErrorCodes.INVALID_PARAM, cause.getMessage());
-    }
-    if (cause instanceof ReplicatorOverloadedException) {
-      return response.fail(ErrorCodes.OVER_THRESHOLD, cause.getMessage());
-    }
-    return response.fail(ErrorCodes.SERVER_ERROR, String.valueOf(cause.getMessage()));
   }
 
   private static <T> CompletionStage<T> done(T value) {

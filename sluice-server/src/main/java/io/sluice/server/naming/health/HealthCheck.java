@@ -3,7 +3,7 @@ package io.sluice.server.naming.health;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.sluice.server.naming.InvalidInstanceException;
+import io.sluice.server.naming.NamingException;
 import java.util.Locale;
 import java.util.Map;
 
@@ -49,10 +49,15 @@ public record HealthCheck(Type type, String path, int expectedResponseCode) {
     }
     try {
       return parse(value);
-    } catch (InvalidInstanceException e) {
+    } catch (NamingException e) {
       // Validated when written; an unreadable value (older format) falls back to the default.
       return TCP;
     }
+  }
+
+  /** Whether a metadata key configures a health check (the service's or a cluster's). */
+  public static boolean isHealthCheckKey(String key) {
+    return key.equals(SERVICE_KEY) || key.startsWith(SERVICE_KEY + ".");
   }
 
   public static String clusterKey(String cluster) {
@@ -62,7 +67,7 @@ public record HealthCheck(Type type, String path, int expectedResponseCode) {
   /** Checks every health-check key of service metadata; throws naming the first bad one. */
   public static void validate(Map<String, String> serviceMetadata) {
     for (Map.Entry<String, String> entry : serviceMetadata.entrySet()) {
-      if (entry.getKey().equals(SERVICE_KEY) || entry.getKey().startsWith(SERVICE_KEY + ".")) {
+      if (isHealthCheckKey(entry.getKey())) {
         if (!entry.getValue().isBlank()) {
           parse(entry.getValue());
         }
@@ -73,7 +78,7 @@ public record HealthCheck(Type type, String path, int expectedResponseCode) {
   /**
    * Reads a {@code healthChecker} JSON object or a bare type name.
    *
-   * @throws InvalidInstanceException if it is neither, or names an unsupported type
+   * @throws NamingException if it is neither, or names an unsupported type
    */
   public static HealthCheck parse(String value) {
     String trimmed = value.trim();
@@ -84,22 +89,21 @@ public record HealthCheck(Type type, String path, int expectedResponseCode) {
     try {
       json = new ObjectMapper().readTree(trimmed);
     } catch (JsonProcessingException e) {
-      throw new InvalidInstanceException(
-          "healthChecker is not valid JSON: " + e.getOriginalMessage());
+      throw NamingException.invalid("healthChecker is not valid JSON: " + e.getOriginalMessage());
     }
     if (!json.isObject() || !json.hasNonNull("type")) {
-      throw new InvalidInstanceException("healthChecker must be a JSON object with a type");
+      throw NamingException.invalid("healthChecker must be a JSON object with a type");
     }
     Type type = type(json.get("type").asText());
     String path = json.hasNonNull("path") ? json.get("path").asText() : "/";
     if (path.length() > MAX_PATH_LENGTH || !(path.isEmpty() || path.startsWith("/"))) {
-      throw new InvalidInstanceException(
+      throw NamingException.invalid(
           "healthChecker path must start with / and be at most " + MAX_PATH_LENGTH + " long");
     }
     int expected =
         json.hasNonNull("expectedResponseCode") ? json.get("expectedResponseCode").asInt(200) : 200;
     if (expected < 100 || expected > 599) {
-      throw new InvalidInstanceException(
+      throw NamingException.invalid(
           "healthChecker expectedResponseCode must be an HTTP status, was " + expected);
     }
     return new HealthCheck(type, path, expected);
@@ -109,7 +113,7 @@ public record HealthCheck(Type type, String path, int expectedResponseCode) {
     try {
       return Type.valueOf(name.trim().toUpperCase(Locale.ROOT));
     } catch (IllegalArgumentException e) {
-      throw new InvalidInstanceException(
+      throw NamingException.invalid(
           "unsupported healthChecker type '" + name + "': use TCP, HTTP or NONE");
     }
   }

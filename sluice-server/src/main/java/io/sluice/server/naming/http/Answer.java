@@ -13,4 +13,9 @@ record Answer(String body, boolean json, boolean bare) {
   static Answer json(String body) {
     return new Answer(body, true, false);
   }
+
+  /** This answer, sent without the v2 envelope too. */
+  Answer withoutEnvelope() {
+    return new Answer(body, json, true);
+  }
 }

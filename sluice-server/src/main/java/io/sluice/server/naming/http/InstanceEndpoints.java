@@ -3,37 +3,34 @@ package io.sluice.server.naming.http;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.sluice.server.naming.BeatMonitor;
+import io.sluice.server.naming.Beat;
 import io.sluice.server.naming.Instance;
+import io.sluice.server.naming.InstanceChange;
 import io.sluice.server.naming.InstanceValidator;
-import io.sluice.server.naming.InvalidInstanceException;
+import io.sluice.server.naming.NamingOutcome;
 import io.sluice.server.naming.NamingService;
 import io.sluice.server.naming.ServiceKey;
-import io.sluice.server.naming.ServiceRegistry;
 import io.sluice.server.naming.ServiceView;
+import io.sluice.server.protocol.http.HttpApiException;
+import io.sluice.server.protocol.http.NacosErrorCode;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.function.UnaryOperator;
 
 /**
  * The instance endpoints of the v1 and v2 naming HTTP API. Ephemeral instances registered here are
- * owned by the {@link BeatMonitor} (they live while they beat); persistent ones ({@code
- * ephemeral=false}) go through the replicated log and are answered once applied.
+ * kept alive by the client's heartbeats; persistent ones ({@code ephemeral=false}) go through the
+ * replicated log and are answered once applied.
  */
 final class InstanceEndpoints {
   static final int BEAT_OK = 10200;
   static final int BEAT_NOT_FOUND = 20404;
 
   private final NamingService naming;
-  private final ServiceRegistry registry;
-  private final BeatMonitor beats;
   private final ObjectMapper json;
 
-  InstanceEndpoints(NamingService naming, BeatMonitor beats, ObjectMapper json) {
+  InstanceEndpoints(NamingService naming, ObjectMapper json) {
     this.naming = naming;
-    this.registry = naming.registry();
-    this.beats = beats;
     this.json = json;
   }
 
@@ -43,7 +40,7 @@ final class InstanceEndpoints {
     boolean ephemeral = params.bool("ephemeral", true);
     Instance instance = instanceFrom(params, service, ephemeral);
     if (ephemeral) {
-      beats.register(service, instance);
+      naming.registerHeartbeating(service, instance);
       return done(Answer.OK);
     }
     return naming.registerPersistent(service, instance).thenApply(applied -> Answer.OK);
@@ -58,7 +55,7 @@ final class InstanceEndpoints {
     String ip = params.ip();
     int port = params.port();
     if (params.bool("ephemeral", true)) {
-      beats.deregister(service, ip, port);
+      naming.deregisterHeartbeating(service, ip, port);
       return done(Answer.OK);
     }
     return naming
@@ -72,49 +69,49 @@ final class InstanceEndpoints {
    * persistent ones, whatever {@code ephemeral} says.
    */
   CompletionStage<Answer> update(NamingParams params) {
-    ServiceKey service = params.service();
-    String ip = params.ip();
-    int port = params.port();
-    String cluster = params.cluster();
-    Double weight = params.weight();
-    Boolean enabled = params.enabled();
-    Map<String, String> metadata = metadataOf(params);
-    requireService(service);
-    return change(
-        service,
-        ip,
-        port,
-        cluster,
-        old ->
-            rebuild(
-                service,
-                old,
-                weight == null ? 1.0 : weight,
-                enabled == null || enabled,
-                metadata == null ? Map.of() : metadata));
+    return change(params, false);
   }
 
   /** PATCH: changes only what is given of weight, enabled and metadata. */
   CompletionStage<Answer> patch(NamingParams params) {
+    return change(params, true);
+  }
+
+  private CompletionStage<Answer> change(NamingParams params, boolean patch) {
     ServiceKey service = params.service();
     String ip = params.ip();
     int port = params.port();
     String cluster = params.cluster();
-    Double weight = params.weight();
-    Boolean enabled = params.enabled();
-    Map<String, String> metadata = metadataOf(params);
-    return change(
-        service,
-        ip,
-        port,
-        cluster,
-        old ->
-            rebuild(
-                service,
-                old,
-                weight == null ? old.weight() : weight,
-                enabled == null ? old.enabled() : enabled,
-                metadata == null ? old.metadata() : metadata));
+    InstanceChange change =
+        new InstanceChange(params.weight(), params.enabled(), metadataOf(params), patch);
+    return naming
+        .updateInstance(service, ip, port, cluster, change)
+        .thenApply(
+            outcome -> {
+              if (outcome instanceof NamingOutcome.InstanceNotFound missing) {
+                if (!patch && !missing.serviceExists()) {
+                  throw new HttpApiException(
+                      400,
+                      NacosErrorCode.INSTANCE_ERROR,
+                      "service not found, namespace: "
+                          + service.namespace()
+                          + ", service: "
+                          + service.groupedName());
+                }
+                throw new HttpApiException(
+                    404,
+                    NacosErrorCode.INSTANCE_NOT_FOUND,
+                    "instance "
+                        + ip
+                        + ":"
+                        + port
+                        + " not found in cluster "
+                        + cluster
+                        + " of service "
+                        + service.groupedName());
+              }
+              return Answer.OK;
+            });
   }
 
   /** GET: one instance's detail. */
@@ -123,11 +120,11 @@ final class InstanceEndpoints {
     String ip = params.ip();
     int port = params.port();
     String cluster = params.cluster();
-    ServiceView view = registry.view(service);
+    ServiceView view = naming.view(service);
     if (view == null || view.instances().isEmpty()) {
-      throw NamingHttpException.notFound(
-          NamingHttpException.RESOURCE_NOT_FOUND,
-          "resource not found",
+      throw new HttpApiException(
+          404,
+          NacosErrorCode.RESOURCE_NOT_FOUND,
           "no ips found for cluster " + cluster + " in service " + service.groupedName());
     }
     for (Instance instance : view.instances()) {
@@ -146,8 +143,7 @@ final class InstanceEndpoints {
         return done(Answer.json(detail.toString()));
       }
     }
-    throw NamingHttpException.notFound(
-        NamingHttpException.RESOURCE_NOT_FOUND, "resource not found", "no matched ip found!");
+    throw new HttpApiException(404, NacosErrorCode.RESOURCE_NOT_FOUND, "no matched ip found!");
   }
 
   /**
@@ -160,7 +156,7 @@ final class InstanceEndpoints {
     boolean healthyOnly = params.bool("healthyOnly", false);
     return done(
         Answer.json(
-            registry
+            naming
                 .viewOrEmpty(service)
                 .serviceInfoJson(clusters == null ? "" : clusters, healthyOnly, true)));
   }
@@ -189,64 +185,13 @@ final class InstanceEndpoints {
       ip = params.ip();
       port = params.port();
     }
-    BeatMonitor.Beat beat = beats.beat(service, ip, port, carried);
+    Beat beat = naming.heartbeat(service, ip, port, carried);
     ObjectNode answer = json.createObjectNode();
     answer.put("clientBeatInterval", beat.intervalMillis());
     answer.put("code", beat.found() ? BEAT_OK : BEAT_NOT_FOUND);
     // Light beats (no instance JSON) are all we need while the instance is known.
     answer.put("lightBeatEnabled", true);
     return done(new Answer(answer.toString(), true, true));
-  }
-
-  private CompletionStage<Answer> change(
-      ServiceKey service, String ip, int port, String cluster, UnaryOperator<Instance> change) {
-    if (registry.updateEphemeral(service, ip, port, cluster, change)) {
-      return done(Answer.OK);
-    }
-    Instance persistent = registry.persistent(service, ip + ":" + port + "#" + cluster);
-    if (persistent == null) {
-      throw NamingHttpException.notFound(
-          NamingHttpException.INSTANCE_NOT_FOUND,
-          "instance not found",
-          "instance "
-              + ip
-              + ":"
-              + port
-              + " not found in cluster "
-              + cluster
-              + " of service "
-              + service.groupedName());
-    }
-    return naming
-        .registerPersistent(service, change.apply(persistent))
-        .thenApply(applied -> Answer.OK);
-  }
-
-  private Instance rebuild(
-      ServiceKey service, Instance old, double weight, boolean enabled, Map<String, String> meta) {
-    return InstanceValidator.instance(
-        service,
-        old.instanceId(),
-        old.ip(),
-        old.port(),
-        weight,
-        old.healthy(),
-        enabled,
-        old.ephemeral(),
-        old.clusterName(),
-        meta);
-  }
-
-  private void requireService(ServiceKey service) {
-    if (!registry.exists(service)) {
-      throw NamingHttpException.invalid(
-          NamingHttpException.INSTANCE_ERROR,
-          "instance error",
-          "service not found, namespace: "
-              + service.namespace()
-              + ", service: "
-              + service.groupedName());
-    }
   }
 
   private Instance instanceFrom(NamingParams params, ServiceKey service, boolean ephemeral) {
@@ -257,42 +202,34 @@ final class InstanceEndpoints {
     Boolean enabled = params.enabled();
     String cluster = params.cluster();
     Map<String, String> metadata = metadataOf(params);
-    try {
-      return InstanceValidator.instance(
-          service, null, ip, port, weight, healthy, enabled, ephemeral, cluster, metadata);
-    } catch (InvalidInstanceException e) {
-      throw NamingHttpException.invalid(e.getMessage());
-    }
+    return InstanceValidator.instance(
+        service, null, ip, port, weight, healthy, enabled, ephemeral, cluster, metadata);
   }
 
   private static Map<String, String> metadataOf(NamingParams params) {
-    return params.metadata(NamingHttpException.INSTANCE_METADATA_ERROR, "instance metadata error");
+    return params.metadata(NacosErrorCode.INSTANCE_METADATA_ERROR);
   }
 
   private BeatInfo parseBeat(String beatJson) {
     try {
       BeatInfo info = json.readValue(beatJson, BeatInfo.class);
       if (info == null) {
-        throw NamingHttpException.invalid("beat must be a JSON object");
+        throw HttpApiException.invalid("beat must be a JSON object");
       }
       return info;
     } catch (JsonProcessingException e) {
-      throw NamingHttpException.invalid("beat is not valid JSON: " + e.getOriginalMessage());
+      throw HttpApiException.invalid("beat is not valid JSON: " + e.getOriginalMessage());
     }
   }
 
   private static Instance instanceFromBeat(ServiceKey service, BeatInfo info, String cluster) {
     if (info.port == null) {
-      throw NamingHttpException.missing("port");
+      throw NamingParams.missing("port");
     }
-    try {
-      // A 1.x client beats with its instance's weight; 0 there means "not given".
-      Double weight = info.weight == null || info.weight == 0 ? null : info.weight;
-      return InstanceValidator.instance(
-          service, null, info.ip, info.port, weight, true, true, true, cluster, info.metadata);
-    } catch (InvalidInstanceException e) {
-      throw NamingHttpException.invalid(e.getMessage());
-    }
+    // A 1.x client beats with its instance's weight; 0 there means "not given".
+    Double weight = info.weight == null || info.weight == 0 ? null : info.weight;
+    return InstanceValidator.instance(
+        service, null, info.ip, info.port, weight, true, true, true, cluster, info.metadata);
   }
 
   private static <T> CompletionStage<T> done(T value) {

@@ -6,29 +6,38 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.server.naming.Instance;
 import io.sluice.server.naming.InstanceValidator;
-import io.sluice.server.naming.InvalidInstanceException;
+import io.sluice.server.naming.NamingException;
 import io.sluice.server.naming.ServiceKey;
-import io.vertx.core.MultiMap;
+import io.sluice.server.protocol.http.HttpApiException;
+import io.sluice.server.protocol.http.HttpParams;
+import io.sluice.server.protocol.http.NacosErrorCode;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 
 /**
- * The parameters of one naming HTTP request (query string and form body together), read the way
- * Nacos reads them: {@code serviceName} may be grouped ({@code group@@name}) and then wins over
- * {@code groupName}; {@code clusterName} falls back to {@code cluster}, {@code enabled} to {@code
- * enable}; {@code metadata} is a JSON object or the legacy {@code k=v,k2=v2}. Anything malformed is
- * a {@link NamingHttpException} with status 400.
+ * The naming API's reading of a request's parameters ({@link HttpParams}, decoded once for every
+ * endpoint), as Nacos reads them: blank is absent; {@code serviceName} may be grouped ({@code
+ * group@@name}) and then wins over {@code groupName}; {@code clusterName} falls back to {@code
+ * cluster}, {@code enabled} to {@code enable}; {@code metadata} is a JSON object or the legacy
+ * {@code k=v,k2=v2}. Anything malformed is an {@link HttpApiException} with status 400 and the v2
+ * code Nacos gives it.
  */
 final class NamingParams {
   private static final TypeReference<Map<String, String>> STRING_MAP = new TypeReference<>() {};
 
-  private final MultiMap params;
+  private final HttpParams params;
   private final ObjectMapper json;
 
-  NamingParams(MultiMap params, ObjectMapper json) {
+  NamingParams(HttpParams params, ObjectMapper json) {
     this.params = params;
     this.json = json;
+  }
+
+  /** A required parameter is absent, worded as Nacos's naming API words it. */
+  static HttpApiException missing(String parameter) {
+    return new HttpApiException(
+        400, NacosErrorCode.PARAMETER_MISSING, "Param '" + parameter + "' is required.");
   }
 
   /** The value, or null when absent or blank. */
@@ -45,18 +54,14 @@ final class NamingParams {
   String required(String name) {
     String value = optional(name);
     if (value == null) {
-      throw NamingHttpException.missing(name);
+      throw missing(name);
     }
     return value;
   }
 
   String namespace() {
     String namespace = ServiceKey.canonicalNamespace(optional("namespaceId"));
-    try {
-      InstanceValidator.checkNamespace(namespace);
-    } catch (InvalidInstanceException e) {
-      throw NamingHttpException.invalid(e.getMessage());
-    }
+    InstanceValidator.checkNamespace(namespace);
     return namespace;
   }
 
@@ -65,20 +70,15 @@ final class NamingParams {
         ServiceKey.parse(namespace(), optional("groupName"), required("serviceName"));
     try {
       InstanceValidator.checkService(service);
-    } catch (InvalidInstanceException e) {
-      throw NamingHttpException.invalid(
-          NamingHttpException.PARAMETER_VALIDATE_ERROR, "service name error", e.getMessage());
+    } catch (NamingException e) {
+      throw new HttpApiException(400, NacosErrorCode.SERVICE_NAME_ERROR, e.getMessage());
     }
     return service;
   }
 
   String ip() {
     String ip = required("ip");
-    try {
-      InstanceValidator.checkIp(ip);
-    } catch (InvalidInstanceException e) {
-      throw NamingHttpException.invalid(e.getMessage());
-    }
+    InstanceValidator.checkIp(ip);
     return ip;
   }
 
@@ -99,7 +99,7 @@ final class NamingParams {
     return switch (value.toLowerCase(Locale.ROOT)) {
       case "true", "on", "yes", "y", "t" -> true;
       case "false", "off", "no", "n", "f" -> false;
-      default -> throw NamingHttpException.invalid(name + " must be true or false, was " + value);
+      default -> throw HttpApiException.invalid(name + " must be true or false, was " + value);
     };
   }
 
@@ -126,9 +126,9 @@ final class NamingParams {
       }
       return weight;
     } catch (NumberFormatException e) {
-      throw NamingHttpException.invalid(
-          NamingHttpException.WEIGHT_ERROR,
-          "weight error",
+      throw new HttpApiException(
+          400,
+          NacosErrorCode.WEIGHT_ERROR,
           "instance format invalid: The weights range from 0.0 to 10000.0, was " + value);
     }
   }
@@ -145,7 +145,7 @@ final class NamingParams {
       }
       return threshold;
     } catch (NumberFormatException e) {
-      throw NamingHttpException.invalid("protectThreshold must be between 0 and 1, was " + value);
+      throw HttpApiException.invalid("protectThreshold must be between 0 and 1, was " + value);
     }
   }
 
@@ -153,7 +153,7 @@ final class NamingParams {
     try {
       return Integer.parseInt(value);
     } catch (NumberFormatException e) {
-      throw NamingHttpException.invalid(name + " must be an integer, was " + value);
+      throw HttpApiException.invalid(name + " must be an integer, was " + value);
     }
   }
 
@@ -161,7 +161,7 @@ final class NamingParams {
    * The {@code metadata} parameter: null when absent, else a JSON object of strings or the legacy
    * {@code k=v,k2=v2} form (what Nacos accepts), checked for size.
    */
-  Map<String, String> metadata(int errorCode, String errorAbstract) {
+  Map<String, String> metadata(NacosErrorCode errorCode) {
     String value = optional("metadata");
     if (value == null) {
       return null;
@@ -170,8 +170,8 @@ final class NamingParams {
     try {
       metadata = parseMetadata(value);
       InstanceValidator.checkMetadata(metadata);
-    } catch (InvalidInstanceException e) {
-      throw NamingHttpException.invalid(errorCode, errorAbstract, e.getMessage());
+    } catch (NamingException e) {
+      throw new HttpApiException(400, errorCode, e.getMessage());
     }
     return metadata;
   }
@@ -181,11 +181,11 @@ final class NamingParams {
       try {
         Map<String, String> parsed = json.readValue(value, STRING_MAP);
         if (parsed.containsKey(null) || parsed.containsValue(null)) {
-          throw new InvalidInstanceException("metadata keys and values must not be null");
+          throw NamingException.invalid("metadata keys and values must not be null");
         }
         return parsed;
       } catch (JsonProcessingException e) {
-        throw new InvalidInstanceException(
+        throw NamingException.invalid(
             "metadata format incorrect, it must be a JSON object of strings: "
                 + e.getOriginalMessage());
       }
@@ -194,7 +194,7 @@ final class NamingParams {
     for (String pair : value.split(",")) {
       String[] kv = pair.split("=");
       if (kv.length != 2) {
-        throw new InvalidInstanceException("metadata format incorrect: " + value);
+        throw NamingException.invalid("metadata format incorrect: " + value);
       }
       legacy.put(kv[0], kv[1]);
     }
@@ -216,19 +216,15 @@ final class NamingParams {
       type =
           selector.isObject() && selector.hasNonNull("type") ? selector.get("type").asText() : "";
     } catch (JsonProcessingException e) {
-      throw NamingHttpException.invalid(
-          NamingHttpException.SELECTOR_ERROR,
-          "selector error",
-          "selector is not valid JSON: " + value);
+      throw new HttpApiException(
+          400, NacosErrorCode.SELECTOR_ERROR, "selector is not valid JSON: " + value);
     }
     return switch (type) {
       case "none" -> null;
       case "label" -> value;
       default ->
-          throw NamingHttpException.invalid(
-              NamingHttpException.SELECTOR_ERROR,
-              "selector error",
-              "not match any type of selector!");
+          throw new HttpApiException(
+              400, NacosErrorCode.SELECTOR_ERROR, "not match any type of selector!");
     };
   }
 
@@ -237,13 +233,13 @@ final class NamingParams {
     String value = optional(name);
     if (value == null) {
       if (fallback == null) {
-        throw NamingHttpException.missing(name);
+        throw missing(name);
       }
       value = fallback;
     }
     int number = intValue(name, value);
     if (number < 1 || number > max) {
-      throw NamingHttpException.invalid(name + " must be between 1 and " + max + ", was " + value);
+      throw HttpApiException.invalid(name + " must be between 1 and " + max + ", was " + value);
     }
     return number;
   }

@@ -6,15 +6,16 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.sluice.server.naming.Instance;
-import io.sluice.server.naming.InvalidInstanceException;
+import io.sluice.server.naming.NamingException;
+import io.sluice.server.naming.NamingOutcome;
 import io.sluice.server.naming.NamingService;
 import io.sluice.server.naming.ServiceKey;
 import io.sluice.server.naming.ServiceMeta;
 import io.sluice.server.naming.ServicePage;
-import io.sluice.server.naming.ServiceRegistry;
 import io.sluice.server.naming.ServiceView;
 import io.sluice.server.naming.health.HealthCheck;
-import java.util.HashMap;
+import io.sluice.server.protocol.http.HttpApiException;
+import io.sluice.server.protocol.http.NacosErrorCode;
 import java.util.Map;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
@@ -22,21 +23,19 @@ import java.util.concurrent.CompletionStage;
 
 /**
  * The service endpoints of the v1 and v2 naming HTTP API (what the official client's {@code
- * NamingMaintainService} calls). Service metadata is replicated: writes are answered once applied.
- * Create, update and delete read the registry first and then write, as Nacos does; two racing
- * writers of one service end with the last one's metadata.
+ * NamingMaintainService} calls). Service metadata is replicated: writes are answered once applied,
+ * and whether one applies (the service exists, is empty) is decided in apply, so two racing writers
+ * of one service cannot both create it.
  */
 final class ServiceEndpoints {
   static final int MAX_V1_PAGE_SIZE = 10_000;
   static final int MAX_V2_PAGE_SIZE = 500;
 
   private final NamingService naming;
-  private final ServiceRegistry registry;
   private final ObjectMapper json;
 
   ServiceEndpoints(NamingService naming, ObjectMapper json) {
     this.naming = naming;
-    this.registry = naming.registry();
     this.json = json;
   }
 
@@ -46,16 +45,21 @@ final class ServiceEndpoints {
     Float threshold = params.protectThreshold(false);
     Map<String, String> metadata = metadataOf(params);
     String selector = params.selector();
-    if (registry.exists(service)) {
-      throw NamingHttpException.invalid(
-          NamingHttpException.SERVICE_ALREADY_EXIST,
-          "service already exist",
-          "specified service " + service.groupedName() + " already exists!");
-    }
     ServiceMeta meta =
         new ServiceMeta(
             threshold == null ? 0f : threshold, metadata == null ? Map.of() : metadata, selector);
-    return write(naming.putService(service, meta));
+    return naming
+        .createService(service, meta)
+        .thenApply(
+            outcome -> {
+              if (outcome instanceof NamingOutcome.ServiceExists) {
+                throw new HttpApiException(
+                    400,
+                    NacosErrorCode.SERVICE_ALREADY_EXIST,
+                    "specified service " + service.groupedName() + " already exists!");
+              }
+              return Answer.OK;
+            });
   }
 
   /**
@@ -68,46 +72,31 @@ final class ServiceEndpoints {
     Float threshold = params.protectThreshold(!v2);
     Map<String, String> metadata = metadataOf(params);
     String selector = params.selector();
-    ServiceMeta current = requireService(service);
-    Map<String, String> merged = new HashMap<>(metadata == null ? Map.of() : metadata);
-    for (Map.Entry<String, String> entry : current.metadata().entrySet()) {
-      if (isHealthCheckKey(entry.getKey())) {
-        merged.putIfAbsent(entry.getKey(), entry.getValue());
-      }
-    }
-    return write(
-        naming.putService(
-            service, new ServiceMeta(threshold == null ? 0f : threshold, merged, selector)));
+    ServiceMeta meta =
+        new ServiceMeta(
+            threshold == null ? 0f : threshold, metadata == null ? Map.of() : metadata, selector);
+    return naming.updateService(service, meta).thenApply(outcome -> answer(service, outcome));
   }
 
   /** DELETE: deletes a service that has no instances. */
   CompletionStage<Answer> delete(NamingParams params) {
     ServiceKey service = params.service();
-    requireService(service);
-    if (registry.instanceCount(service) > 0) {
-      throw NamingHttpException.invalid(
-          NamingHttpException.SERVICE_DELETE_FAILURE,
-          "service delete failure",
-          "Service "
-              + service.groupedName()
-              + " is not empty, can't be delete. Please unregister instance first");
-    }
-    return write(naming.removeService(service));
+    return naming.deleteService(service).thenApply(outcome -> answer(service, outcome));
   }
 
   /** GET: the service's threshold, metadata, selector and clusters with their health checks. */
   CompletionStage<Answer> detail(NamingParams params, boolean v2) {
     ServiceKey service = params.service();
-    if (!registry.exists(service)) {
-      throw NamingHttpException.invalid(
-          NamingHttpException.SERVICE_NOT_EXIST,
-          "service not exist",
+    if (!naming.exists(service)) {
+      throw new HttpApiException(
+          400,
+          NacosErrorCode.SERVICE_NOT_EXIST,
           "service not found, namespace: "
               + service.namespace()
               + ", serviceName: "
               + service.groupedName());
     }
-    ServiceView view = registry.viewOrEmpty(service);
+    ServiceView view = naming.viewOrEmpty(service);
     ServiceMeta meta = view.meta();
     ObjectNode detail = json.createObjectNode();
     detail.put("namespaceId", service.namespace());
@@ -163,7 +152,7 @@ final class ServiceEndpoints {
         v2
             ? Math.min(MAX_V2_PAGE_SIZE, params.page("pageSize", "20", Integer.MAX_VALUE))
             : params.page("pageSize", null, MAX_V1_PAGE_SIZE);
-    ServicePage page = registry.list(namespace, group, pageNo, pageSize);
+    ServicePage page = naming.list(namespace, group, pageNo, pageSize);
     ObjectNode answer = json.createObjectNode();
     answer.put("count", page.count());
     answer.set(v2 ? "services" : "doms", json.valueToTree(page.names()));
@@ -178,47 +167,40 @@ final class ServiceEndpoints {
     ServiceKey service = params.service();
     String cluster = params.required("clusterName");
     String healthChecker = params.required("healthChecker");
-    try {
-      HealthCheck.parse(healthChecker);
-      io.sluice.server.naming.InstanceValidator.checkCluster(cluster);
-    } catch (InvalidInstanceException e) {
-      throw NamingHttpException.invalid(e.getMessage());
-    }
-    ServiceMeta current = requireService(service);
-    Map<String, String> metadata = new HashMap<>(current.metadata());
-    metadata.put(HealthCheck.clusterKey(cluster), healthChecker);
-    return write(
-        naming.putService(
-            service, new ServiceMeta(current.protectThreshold(), metadata, current.selector())));
+    return naming
+        .setClusterHealthCheck(service, cluster, healthChecker)
+        .thenApply(outcome -> answer(service, outcome));
   }
 
-  private ServiceMeta requireService(ServiceKey service) {
-    if (!registry.exists(service)) {
-      throw NamingHttpException.invalid(
-          NamingHttpException.SERVICE_NOT_EXIST,
-          "service not exist",
+  /** {@code ok}, or the answer Nacos gives when the service is missing or not empty. */
+  private static Answer answer(ServiceKey service, NamingOutcome outcome) {
+    if (outcome instanceof NamingOutcome.ServiceNotFound) {
+      throw new HttpApiException(
+          400,
+          NacosErrorCode.SERVICE_NOT_EXIST,
           "service " + service.groupedName() + " not found!");
     }
-    ServiceMeta meta = registry.meta(service);
-    return meta == null ? ServiceMeta.DEFAULT : meta;
+    if (outcome instanceof NamingOutcome.ServiceNotEmpty) {
+      throw new HttpApiException(
+          400,
+          NacosErrorCode.SERVICE_DELETE_FAILURE,
+          "Service "
+              + service.groupedName()
+              + " is not empty, can't be delete. Please unregister instance first");
+    }
+    return Answer.OK;
   }
 
   private Map<String, String> metadataOf(NamingParams params) {
-    Map<String, String> metadata =
-        params.metadata(NamingHttpException.SERVICE_METADATA_ERROR, "service metadata error");
+    Map<String, String> metadata = params.metadata(NacosErrorCode.SERVICE_METADATA_ERROR);
     if (metadata != null) {
       try {
         HealthCheck.validate(metadata);
-      } catch (InvalidInstanceException e) {
-        throw NamingHttpException.invalid(
-            NamingHttpException.SERVICE_METADATA_ERROR, "service metadata error", e.getMessage());
+      } catch (NamingException e) {
+        throw new HttpApiException(400, NacosErrorCode.SERVICE_METADATA_ERROR, e.getMessage());
       }
     }
     return metadata;
-  }
-
-  private static boolean isHealthCheckKey(String key) {
-    return key.equals(HealthCheck.SERVICE_KEY) || key.startsWith(HealthCheck.SERVICE_KEY + ".");
   }
 
   private JsonNode healthCheckerJson(ServiceMeta meta, String cluster) {
@@ -234,10 +216,6 @@ final class ServiceEndpoints {
       }
     }
     return json.createObjectNode().put("type", "none");
-  }
-
-  private static CompletionStage<Answer> write(CompletionStage<Object> applied) {
-    return applied.thenApply(outcome -> Answer.OK);
   }
 
   private static <T> CompletionStage<T> done(T value) {

@@ -2,7 +2,7 @@ package io.sluice.server.protocol.grpc;
 
 import io.grpc.ServerCall;
 import io.grpc.Status;
-import io.sluice.server.ServerClock;
+import io.sluice.server.clock.ServerClock;
 import io.sluice.server.protocol.grpc.ConnectionMessages.ConnectResetRequest;
 import java.nio.charset.StandardCharsets;
 import java.util.Iterator;

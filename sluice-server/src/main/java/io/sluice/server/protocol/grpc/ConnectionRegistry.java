@@ -1,7 +1,7 @@
 package io.sluice.server.protocol.grpc;
 
 import io.grpc.ServerCall;
-import io.sluice.server.ServerClock;
+import io.sluice.server.clock.ServerClock;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;

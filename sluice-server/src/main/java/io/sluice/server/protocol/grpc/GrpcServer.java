@@ -14,7 +14,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.sluice.server.ServerClock;
+import io.sluice.server.clock.ServerClock;
 import io.sluice.server.protocol.grpc.ConnectionMessages.ConnectionSetupRequest;
 import io.sluice.server.protocol.grpc.ConnectionMessages.ErrorResponse;
 import io.sluice.server.protocol.grpc.ConnectionMessages.HealthCheckResponse;

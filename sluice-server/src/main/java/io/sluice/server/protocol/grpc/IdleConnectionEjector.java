@@ -1,6 +1,6 @@
 package io.sluice.server.protocol.grpc;
 
-import io.sluice.server.ServerClock;
+import io.sluice.server.clock.ServerClock;
 import io.sluice.server.protocol.grpc.ConnectionMessages.ClientDetectionRequest;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;

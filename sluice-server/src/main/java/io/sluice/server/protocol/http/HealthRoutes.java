@@ -14,19 +14,16 @@ final class HealthRoutes {
   static void mount(Router router, BooleanSupplier ready) {
     router
         .route(HttpMethod.GET, "/nacos/v1/console/health/liveness")
-        .handler(ctx -> ctx.response().putHeader("Content-Type", "text/plain").end("OK"));
+        .handler(ctx -> HttpResponses.text(ctx.response(), 200, "OK"));
     router
         .route(HttpMethod.GET, "/nacos/v1/console/health/readiness")
         .handler(
             ctx -> {
               if (ready.getAsBoolean()) {
-                ctx.response().putHeader("Content-Type", "text/plain").end("OK");
+                HttpResponses.text(ctx.response(), 200, "OK");
               } else {
                 // As Nacos: 500 until the server can serve its clients.
-                ctx.response()
-                    .setStatusCode(500)
-                    .putHeader("Content-Type", "text/plain")
-                    .end("server is starting");
+                HttpResponses.text(ctx.response(), 500, "server is starting");
               }
             });
   }

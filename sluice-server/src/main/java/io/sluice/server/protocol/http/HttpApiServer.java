@@ -1,6 +1,5 @@
 package io.sluice.server.protocol.http;
 
-import io.sluice.server.ServerOptions;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
@@ -33,18 +32,15 @@ public final class HttpApiServer implements AutoCloseable {
     this.server = server;
   }
 
-  public static HttpApiServer start(Vertx vertx, ServerOptions options, BooleanSupplier ready) {
-    return start(vertx, options, ready, List.of());
-  }
-
   /**
    * Starts the HTTP port with the probes and the given features' routes.
    *
+   * @param port 0 for any free port ({@link #port()} tells which)
    * @param features the routes of the server's features (config, namespaces, naming, ...); a lambda
    *     {@code router -> ...} is one
    */
   public static HttpApiServer start(
-      Vertx vertx, ServerOptions options, BooleanSupplier ready, List<HttpRoutes> features) {
+      Vertx vertx, String bindAddress, int port, BooleanSupplier ready, List<HttpRoutes> features) {
     Router router = Router.router(vertx);
     HealthRoutes.mount(router, ready);
     for (HttpRoutes feature : features) {
@@ -55,8 +51,8 @@ public final class HttpApiServer implements AutoCloseable {
         vertx
             .createHttpServer(
                 new HttpServerOptions()
-                    .setHost(options.bindAddress())
-                    .setPort(options.httpPort())
+                    .setHost(bindAddress)
+                    .setPort(port)
                     .setTcpNoDelay(true)
                     .setMaxInitialLineLength(MAX_INITIAL_LINE_BYTES)
                     .setMaxHeaderSize(MAX_HEADER_BYTES)

@@ -5,7 +5,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerResponse;
 
-/** Writes the bodies the Open API answers with: plain text and JSON, both UTF-8. */
+/**
+ * Writes every answer of the HTTP API: plain text, JSON (serialized or rendered already), a body of
+ * its own content type, or none. Each does nothing when the response is already answered or its
+ * connection gone.
+ */
 public final class HttpResponses {
   public static final String TEXT_PLAIN = "text/plain;charset=UTF-8";
   public static final String APPLICATION_JSON = "application/json;charset=UTF-8";
@@ -40,6 +44,31 @@ public final class HttpResponses {
         .setStatusCode(status)
         .putHeader("Content-Type", APPLICATION_JSON)
         .end(Buffer.buffer(bytes));
+  }
+
+  /** A status and no body. */
+  public static void empty(HttpServerResponse response, int status) {
+    if (response.ended() || response.closed()) {
+      return;
+    }
+    response.setStatusCode(status).end();
+  }
+
+  /** A body of its own content type (a config's content, served as its type). */
+  public static void body(
+      HttpServerResponse response, int status, String contentType, String body) {
+    if (response.ended() || response.closed()) {
+      return;
+    }
+    response.setStatusCode(status).putHeader("Content-Type", contentType).end(body);
+  }
+
+  /** A JSON body rendered already (a service's cached {@code serviceInfo}). */
+  public static void rawJson(HttpServerResponse response, int status, String json) {
+    if (response.ended() || response.closed()) {
+      return;
+    }
+    response.setStatusCode(status).putHeader("Content-Type", APPLICATION_JSON).end(json);
   }
 
   public static void ok(HttpServerResponse response, Object body) {

@@ -21,6 +21,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class RequestParams {
   private static final Logger log = LoggerFactory.getLogger(RequestParams.class);
+
   private static final String FORM = "application/x-www-form-urlencoded";
 
   private RequestParams() {}
@@ -101,13 +102,8 @@ public final class RequestParams {
       HttpServerRequest request, HttpParams params, ApiStyle style, ParamsHandler handler) {
     try {
       handler.handle(request, params);
-    } catch (HttpApiException e) {
-      style.fail(request.response(), e);
     } catch (RuntimeException e) {
-      log.error("{} {} failed", request.method(), request.path(), e);
-      style.fail(
-          request.response(),
-          new HttpApiException(500, NacosErrorCode.SERVER_ERROR, String.valueOf(e.getMessage())));
+      style.fail(request.response(), HttpFailures.of(e));
     }
   }
 

@@ -418,7 +418,8 @@ class ConfigHttpApiIT {
     assertThat(read.statusCode()).isEqualTo(200);
     assertThat(json.readTree(read.body()).get("data").asText()).isEqualTo("hello");
     assertThat(read.headers().firstValue("Content-MD5")).hasValue(ContentMd5.of("hello"));
-    assertThat(server.config().find(ConfigKey.of("v2-ns", "G", "v2.txt")).formal().configTags())
+    assertThat(
+            server.config().find(ConfigKey.of("v2-ns", "G", "v2.txt")).formal().meta().configTags())
         .isEqualTo("a");
 
     HttpResponse<String> missing = api.get(V2, params("dataId", "none.txt", "group", "G"));

@@ -2,20 +2,26 @@ package io.sluice.server.config.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sluice.server.ServerClock;
+import io.sluice.server.clock.ServerClock;
+import io.sluice.server.config.ConfigFeature;
 import io.sluice.server.config.ConfigKey;
-import io.sluice.server.config.ConfigWatchers;
+import io.sluice.server.config.ConfigService;
+import io.sluice.server.feature.ReplicatedWrites;
+import io.sluice.server.testing.InlineReplicator;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServerResponse;
 import java.lang.reflect.Proxy;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class HeldPollsTest {
   private final AtomicLong nanos = new AtomicLong();
@@ -31,7 +37,10 @@ class HeldPollsTest {
           return nanos.get();
         }
       };
-  private final ConfigWatchers watchers = new ConfigWatchers(Runnable::run);
+  @TempDir Path historyDir;
+  private final InlineReplicator replicator = new InlineReplicator(List.of());
+  private ConfigFeature feature;
+  private ConfigService config;
   private final Vertx vertx = Vertx.vertx();
   private final Context context = vertx.getOrCreateContext();
 
@@ -43,9 +52,19 @@ class HeldPollsTest {
               new Class<?>[] {HttpServerResponse.class},
               (proxy, method, args) -> method.getName().equals("ended") ? Boolean.TRUE : null);
 
+  @BeforeEach
+  void openTheConfigCenter() {
+    feature =
+        new ConfigFeature(historyDir, 1024, Runnable::run, new ReplicatedWrites(replicator), clock);
+    replicator.register(feature.state());
+    config = feature.service();
+  }
+
   @AfterEach
   void closeVertx() {
     vertx.close();
+    feature.close();
+    replicator.close();
   }
 
   private HeldPoll poll(HeldPolls polls, ConfigKey key, long deadline) {
@@ -55,7 +74,7 @@ class HeldPollsTest {
 
   @Test
   void expiresPollsInDeadlineOrderWhateverOrderTheyCameAndLeft() {
-    HeldPolls polls = new HeldPolls(watchers, clock, 100_000);
+    HeldPolls polls = new HeldPolls(config, clock, 100_000);
     ConfigKey key = ConfigKey.of("", "G", "a");
     Random random = new Random(42);
     List<HeldPoll> held = new ArrayList<>();
@@ -86,16 +105,16 @@ class HeldPollsTest {
     for (HeldPoll poll : held) {
       assertThat(poll.heapIndex).isEqualTo(-1);
     }
-    assertThat(watchers.watchersOf(key)).isEmpty();
+    assertThat(config.watchersOf(key)).isEmpty();
   }
 
   @Test
   void endsAPollOnceWhenItsConfigChangesAndDropsItsWatches() {
-    HeldPolls polls = new HeldPolls(watchers, clock, 10);
+    HeldPolls polls = new HeldPolls(config, clock, 10);
     ConfigKey key = ConfigKey.of("", "G", "a");
     HeldPoll poll = poll(polls, key, 1_000);
     polls.hold(poll);
-    assertThat(watchers.watchersOf(key)).containsExactly(poll);
+    assertThat(config.watchersOf(key)).containsExactly(poll);
 
     poll.changed(key);
     poll.changed(key);
@@ -103,19 +122,19 @@ class HeldPollsTest {
 
     assertThat(poll.isWaiting()).isFalse();
     assertThat(polls.size()).isZero();
-    assertThat(watchers.watchersOf(key)).isEmpty();
+    assertThat(config.watchersOf(key)).isEmpty();
     nanos.set(2_000);
     assertThat(polls.expireDue()).isZero();
   }
 
   @Test
   void refusesToHoldMoreThanItsBound() {
-    HeldPolls polls = new HeldPolls(watchers, clock, 2);
+    HeldPolls polls = new HeldPolls(config, clock, 2);
     ConfigKey key = ConfigKey.of("", "G", "a");
 
     assertThat(polls.hold(poll(polls, key, 1))).isTrue();
     assertThat(polls.hold(poll(polls, key, 2))).isTrue();
     assertThat(polls.hold(poll(polls, key, 3))).isFalse();
-    assertThat(watchers.watchersOf(key)).hasSize(2);
+    assertThat(config.watchersOf(key)).hasSize(2);
   }
 }

@@ -92,9 +92,7 @@ class LongPollIT {
             listening("held.yaml", "G", ContentMd5.of("v: 1"), null),
             "Long-Pulling-Timeout",
             "30000");
-    await()
-        .atMost(Duration.ofSeconds(10))
-        .until(() -> !server.config().watchers().watchersOf(held).isEmpty());
+    await().atMost(Duration.ofSeconds(10)).until(() -> !server.config().watchersOf(held).isEmpty());
     Thread.sleep(500);
     assertThat(poll).isNotDone();
 
@@ -109,9 +107,7 @@ class LongPollIT {
     assertThat(answer.body()).endsWith("\n");
     assertThat(decoded(answer)).isEqualTo("held.yaml" + WORD + "G" + LINE);
     assertThat(answer.headers().firstValue("Cache-Control")).hasValue("no-cache,no-store");
-    await()
-        .atMost(Duration.ofSeconds(5))
-        .until(() -> server.config().watchers().watchersOf(held).isEmpty());
+    await().atMost(Duration.ofSeconds(5)).until(() -> server.config().watchersOf(held).isEmpty());
   }
 
   @Test
@@ -281,11 +277,11 @@ class LongPollIT {
       out.flush();
       await()
           .atMost(Duration.ofSeconds(10))
-          .until(() -> !server.config().watchers().watchersOf(abandoned).isEmpty());
+          .until(() -> !server.config().watchersOf(abandoned).isEmpty());
     }
     await()
         .atMost(Duration.ofSeconds(10))
-        .until(() -> server.config().watchers().watchersOf(abandoned).isEmpty());
+        .until(() -> server.config().watchersOf(abandoned).isEmpty());
   }
 
   @Test

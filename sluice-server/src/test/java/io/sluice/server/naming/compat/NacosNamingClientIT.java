@@ -8,12 +8,18 @@ import com.alibaba.nacos.api.naming.listener.Event;
 import com.alibaba.nacos.api.naming.listener.NamingEvent;
 import com.alibaba.nacos.api.naming.pojo.Instance;
 import com.alibaba.nacos.api.naming.pojo.ListView;
+import com.alibaba.nacos.api.naming.pojo.ServiceInfo;
+import com.alibaba.nacos.client.naming.cache.ServiceInfoHolder;
 import io.sluice.server.SluiceServer;
+import io.sluice.server.protocol.grpc.Connection;
 import io.sluice.server.testing.OfficialClients;
+import java.lang.reflect.Field;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
@@ -140,6 +146,72 @@ class NacosNamingClientIT {
     assertThat(consumer.getAllInstances("inventory", false)).isEmpty();
   }
 
+  /**
+   * A client drops any service list older than the one it holds ("out of date data received ...
+   * new-t: 0"), so the time the server stamps a list with never goes back: not for a service nobody
+   * registered (Nacos stamps it with the current time), not when its last instance leaves, and not
+   * after the client reconnects and subscribes again to a service the server had dropped. Read from
+   * the client's own cache of service lists.
+   */
+  @Test
+  void neverSendsAClientAServiceListOlderThanTheOneItHolds() throws Exception {
+    Set<String> before = connectionIds();
+    NamingService consumer = client(null);
+    consumer.subscribe("late-provider", event -> {});
+    await().atMost(Duration.ofSeconds(10)).until(() -> held(consumer, "late-provider") != null);
+    long unknown = held(consumer, "late-provider").getLastRefTime();
+    assertThat(unknown).as("an unknown service is stamped with the time").isPositive();
+
+    NamingService provider = client(null);
+    provider.registerInstance("late-provider", "10.0.0.8", 8080);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> held(consumer, "late-provider").getHosts().size() == 1);
+    long registered = held(consumer, "late-provider").getLastRefTime();
+    assertThat(registered).isGreaterThan(unknown);
+
+    clients.shutDown(provider);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> held(consumer, "late-provider").getHosts().isEmpty());
+    long emptied = held(consumer, "late-provider").getLastRefTime();
+    assertThat(emptied).isGreaterThan(registered);
+
+    // The consumer's connection drops: the server forgets the empty service with its only
+    // subscriber; the client reconnects and subscribes again.
+    Set<String> consumerConnections = connectionIds();
+    consumerConnections.removeAll(before);
+    assertThat(consumerConnections).isNotEmpty();
+    for (String id : consumerConnections) {
+      server.connections().close(id, "test: make the client reconnect");
+    }
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> held(consumer, "late-provider").getLastRefTime() != emptied);
+    assertThat(held(consumer, "late-provider").getLastRefTime()).isGreaterThan(emptied);
+  }
+
+  private Set<String> connectionIds() {
+    Set<String> ids = new HashSet<>();
+    for (Connection connection : server.connections().all()) {
+      ids.add(connection.id());
+    }
+    return ids;
+  }
+
+  /** The service list the client holds for a service of the default group (its cache). */
+  private static ServiceInfo held(NamingService client, String service) throws Exception {
+    Field field = client.getClass().getDeclaredField("serviceInfoHolder");
+    field.setAccessible(true);
+    ServiceInfoHolder holder = (ServiceInfoHolder) field.get(client);
+    for (ServiceInfo info : holder.getServiceInfoMap().values()) {
+      if (info.getName().equals(service) && "DEFAULT_GROUP".equals(info.getGroupName())) {
+        return info;
+      }
+    }
+    return null;
+  }
+
   @Test
   void batchRegistrationReplacesTheClientsInstances() throws Exception {
     NamingService provider = client(null);
@@ -233,7 +305,6 @@ class NacosNamingClientIT {
     assertThat(
             server
                 .naming()
-                .registry()
                 .instanceCount(
                     io.sluice.server.naming.ServiceKey.of("public", "DEFAULT_GROUP", "database")))
         .isEqualTo(1);

@@ -5,8 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.sluice.server.ServerOptions;
 import io.sluice.server.SluiceServer;
-import io.sluice.server.naming.BeatMonitor;
 import io.sluice.server.naming.Instance;
+import io.sluice.server.naming.NamingService;
 import io.sluice.server.naming.ServiceKey;
 import io.sluice.server.testing.FreePorts;
 import java.io.BufferedReader;
@@ -127,7 +127,7 @@ class Nacos1ClientIT {
   }
 
   private List<Instance> registered() {
-    return server.naming().registry().viewOrEmpty(LEGACY).instances();
+    return server.naming().viewOrEmpty(LEGACY).instances();
   }
 
   @Test
@@ -142,14 +142,14 @@ class Nacos1ClientIT {
               assertThat(i.healthy()).isTrue();
               assertThat(i.ephemeral()).isTrue();
             });
-    String owner = BeatMonitor.ownerOf("10.11.0.1", 8080);
-    assertThat(server.naming().registry().publishedBy(owner, LEGACY)).hasSize(1);
+    String owner = NamingService.heartbeatOwnerOf("10.11.0.1", 8080);
+    assertThat(server.naming().publishedBy(owner, LEGACY)).hasSize(1);
     await()
         .atMost(Duration.ofSeconds(20))
         .untilAsserted(() -> assertThat(send("list legacy")).isEqualTo("OK 10.11.0.1:8080:true"));
 
     // As if it had expired: the next (light) beat gets 20404 and the client registers again.
-    server.naming().registry().removeOwner(owner);
+    server.naming().removeOwner(owner);
     assertThat(registered()).isEmpty();
     await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(registered()).hasSize(1));
 

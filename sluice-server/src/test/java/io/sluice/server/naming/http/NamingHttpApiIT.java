@@ -15,8 +15,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpServer;
 import io.sluice.server.ServerOptions;
 import io.sluice.server.SluiceServer;
-import io.sluice.server.naming.BeatMonitor;
+import io.sluice.server.naming.Instance;
 import io.sluice.server.naming.ServiceKey;
+import io.sluice.server.naming.ServiceView;
 import io.sluice.server.testing.FreePorts;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -71,6 +72,17 @@ class NamingHttpApiIT {
                 .healthCheckTimeout(Duration.ofMillis(500))
                 .build());
     assertThat(server.awaitReady(30, TimeUnit.SECONDS)).isTrue();
+  }
+
+  /** The instance of a service at an endpoint ({@code ip:port#cluster}), as queries see it. */
+  private Instance instanceAt(ServiceKey service, String endpoint) {
+    ServiceView view = server.naming().view(service);
+    return view == null
+        ? null
+        : view.instances().stream()
+            .filter(i -> i.endpointKey().equals(endpoint))
+            .findFirst()
+            .orElse(null);
   }
 
   @AfterAll
@@ -181,9 +193,8 @@ class NamingHttpApiIT {
     assertThat(
             server
                 .naming()
-                .registry()
                 .publishedBy(
-                    BeatMonitor.ownerOf("10.1.0.1", 8080),
+                    io.sluice.server.naming.NamingService.heartbeatOwnerOf("10.1.0.1", 8080),
                     ServiceKey.of("public", "GROUP_A", "orders")))
         .hasSize(1);
 
@@ -521,7 +532,7 @@ class NamingHttpApiIT {
       assertThat(response.body()).as(params.toString()).isNotBlank();
     }
     assertThat(hosts("bad")).isEmpty();
-    assertThat(server.naming().registry().exists(ServiceKey.of("public", null, "bad"))).isFalse();
+    assertThat(server.naming().exists(ServiceKey.of("public", null, "bad"))).isFalse();
 
     for (Map<String, String> paging :
         List.of(
@@ -554,7 +565,7 @@ class NamingHttpApiIT {
                     params("serviceName", "bad", "metadata", "{\"sluice.healthCheck\":\"SMOKE\"}"))
                 .statusCode())
         .isEqualTo(400);
-    assertThat(server.naming().registry().exists(ServiceKey.of("public", null, "bad"))).isFalse();
+    assertThat(server.naming().exists(ServiceKey.of("public", null, "bad"))).isFalse();
     // Still serving.
     assertThat(call("GET", "/nacos/v1/console/health/liveness", Map.of()).statusCode())
         .isEqualTo(200);
@@ -685,9 +696,7 @@ class NamingHttpApiIT {
                 "ephemeral", "false",
                 "metadata", "{\"role\":\"primary\"}")));
     ServiceKey durable = ServiceKey.of("public", null, "durable");
-    assertThat(
-            server.naming().registry().persistent(durable, "127.0.0.1:" + closedPort + "#DEFAULT"))
-        .isNotNull();
+    assertThat(instanceAt(durable, "127.0.0.1:" + closedPort + "#DEFAULT")).isNotNull();
     JsonNode host =
         ok(call("GET", "/nacos/v1/ns/instance/list", params("serviceName", "durable")))
             .get("hosts")
@@ -712,13 +721,7 @@ class NamingHttpApiIT {
                 "port", String.valueOf(closedPort),
                 "ephemeral", "false",
                 "weight", "3")));
-    assertThat(
-            server
-                .naming()
-                .registry()
-                .persistent(durable, "127.0.0.1:" + closedPort + "#DEFAULT")
-                .weight())
-        .isEqualTo(3.0);
+    assertThat(instanceAt(durable, "127.0.0.1:" + closedPort + "#DEFAULT").weight()).isEqualTo(3.0);
 
     assertOk(
         call(
@@ -748,18 +751,12 @@ class NamingHttpApiIT {
     String endpoint = "127.0.0.1:" + port + "#DEFAULT";
     await()
         .atMost(Duration.ofSeconds(10))
-        .untilAsserted(
-            () ->
-                assertThat(server.naming().registry().persistent(checked, endpoint).healthy())
-                    .isFalse());
+        .untilAsserted(() -> assertThat(instanceAt(checked, endpoint).healthy()).isFalse());
 
     try (ServerSocket listening = new ServerSocket(port, 50, InetAddress.getLoopbackAddress())) {
       await()
           .atMost(Duration.ofSeconds(10))
-          .untilAsserted(
-              () ->
-                  assertThat(server.naming().registry().persistent(checked, endpoint).healthy())
-                      .isTrue());
+          .untilAsserted(() -> assertThat(instanceAt(checked, endpoint).healthy()).isTrue());
     }
   }
 
@@ -803,18 +800,12 @@ class NamingHttpApiIT {
     // The TCP connect would pass; only the HTTP check sees the 503.
     await()
         .atMost(Duration.ofSeconds(10))
-        .untilAsserted(
-            () ->
-                assertThat(server.naming().registry().persistent(web, endpoint).healthy())
-                    .isFalse());
+        .untilAsserted(() -> assertThat(instanceAt(web, endpoint).healthy()).isFalse());
     assertThat(hits.get()).isGreaterThanOrEqualTo(3);
     status.set(200);
     await()
         .atMost(Duration.ofSeconds(10))
-        .untilAsserted(
-            () ->
-                assertThat(server.naming().registry().persistent(web, endpoint).healthy())
-                    .isTrue());
+        .untilAsserted(() -> assertThat(instanceAt(web, endpoint).healthy()).isTrue());
     // An update that knows nothing of health checks keeps them.
     assertOk(
         call(

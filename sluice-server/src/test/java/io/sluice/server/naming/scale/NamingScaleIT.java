@@ -79,8 +79,7 @@ class NamingScaleIT {
         long registeredMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         assertThat(registrations)
             .allSatisfy(r -> assertThat(r.join().path("resultCode").asInt()).isEqualTo(200));
-        assertThat(server.naming().registry().instanceCount())
-            .isEqualTo(SERVICES * INSTANCES_PER_SERVICE);
+        assertThat(server.naming().stats().instances()).isEqualTo(SERVICES * INSTANCES_PER_SERVICE);
         subscribe(watchers.subList(WATCHERS / 2, WATCHERS));
 
         awaitConvergence(watchers, replica -> true);
@@ -122,7 +121,7 @@ class NamingScaleIT {
       }
       await()
           .atMost(Duration.ofSeconds(30))
-          .untilAsserted(() -> assertThat(server.naming().registry().instanceCount()).isZero());
+          .untilAsserted(() -> assertThat(server.naming().stats().instances()).isZero());
     }
   }
 

@@ -190,8 +190,15 @@ class GrpcProtocolIT {
       List<String> pushed = new CopyOnWriteArrayList<>();
       quiet.onPush((type, body) -> pushed.add(type));
 
-      await().atMost(Duration.ofSeconds(20)).until(() -> pushed.contains("ClientDetectionRequest"));
-      Thread.sleep(2_500);
+      // Each probe is answered. Had the server closed the connection over the first one (within
+      // its 1 s probe timeout), no second probe would come: the second proves the first was
+      // taken, with no assumption about how long that takes.
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () ->
+                  quiet.streamClosed().isDone()
+                      || pushed.stream().filter("ClientDetectionRequest"::equals).count() >= 2);
 
       assertThat(quiet.streamClosed()).isNotDone();
       assertThat(
@@ -240,7 +247,6 @@ class GrpcProtocolIT {
               () ->
                   server
                           .naming()
-                          .registry()
                           .instanceCount(
                               io.sluice.server.naming.ServiceKey.of(
                                   "public", "DEFAULT_GROUP", "stuck-own"))

@@ -1,0 +1,91 @@
+package io.sluice.server.feature;
+
+import io.sluice.server.replication.CommandTooLargeException;
+import io.sluice.server.replication.ReplicationException;
+import io.sluice.server.replication.Replicator;
+import io.sluice.server.replication.ReplicatorClosedException;
+import io.sluice.server.replication.ReplicatorNotReadyException;
+import io.sluice.server.replication.ReplicatorOverloadedException;
+import io.sluice.server.replication.StateApplyException;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The one way a feature writes its replicated state: a command goes into the replicated log and the
+ * future completes with the state's typed outcome once the command is committed and applied on this
+ * node (so the writer's next read here sees it). Every feature's door sends its writes through here
+ * and nowhere else, which makes this the place where a follower will forward writes to the leader.
+ *
+ * <p>Failures of replication become the feature's own exception with a {@link Fault}: a command
+ * above the size limit is {@link Fault#TOO_LARGE}, a full queue {@link Fault#OVERLOADED}, a store
+ * that is starting, not the leader, closing or lost track of the outcome {@link Fault#UNAVAILABLE},
+ * a state that threw while applying {@link Fault#INTERNAL}; an outcome by which apply refused the
+ * command (a {@link Refusal}) fails with the refusal's fault. Nobody above the features sees
+ * replication's exceptions or a refusal as an outcome.
+ */
+public final class ReplicatedWrites {
+  private final Replicator replicator;
+
+  public ReplicatedWrites(Replicator replicator) {
+    this.replicator = replicator;
+  }
+
+  /**
+   * Submits {@code command} to the state named {@code state}; never throws.
+   *
+   * @param outcomes the sealed outcome type the state's apply returns
+   * @param failures makes the feature's exception for a fault
+   */
+  public <T> CompletableFuture<T> submit(
+      String state, byte[] command, Class<T> outcomes, FeatureException.Factory failures) {
+    return replicator
+        .submit(state, command)
+        .handle(
+            (outcome, failure) -> {
+              if (failure != null) {
+                throw failures.create(faultOf(failure), messageOf(failure), failure);
+              }
+              if (!outcomes.isInstance(outcome)) {
+                throw failures.create(
+                    Fault.INTERNAL,
+                    "state '" + state + "' answered " + outcome + ", not a " + outcomes.getName(),
+                    null);
+              }
+              if (outcome instanceof Refusal refused) {
+                throw failures.create(refused.fault(), refused.reason(), null);
+              }
+              return outcomes.cast(outcome);
+            });
+  }
+
+  /** Whether the store takes writes now (log replayed, this node leads). */
+  public boolean isReady() {
+    return replicator.isReady();
+  }
+
+  static Fault faultOf(Throwable failure) {
+    Throwable cause = FeatureException.unwrap(failure);
+    if (cause instanceof CommandTooLargeException) {
+      return Fault.TOO_LARGE;
+    }
+    if (cause instanceof ReplicatorOverloadedException) {
+      return Fault.OVERLOADED;
+    }
+    if (cause instanceof ReplicatorNotReadyException
+        || cause instanceof ReplicatorClosedException) {
+      return Fault.UNAVAILABLE;
+    }
+    if (cause instanceof StateApplyException) {
+      return Fault.INTERNAL;
+    }
+    if (cause instanceof ReplicationException) {
+      // "Replication failed; outcome unknown": the client may retry, as after a lost answer.
+      return Fault.UNAVAILABLE;
+    }
+    return Fault.INTERNAL;
+  }
+
+  private static String messageOf(Throwable failure) {
+    Throwable cause = FeatureException.unwrap(failure);
+    return String.valueOf(cause.getMessage());
+  }
+}
