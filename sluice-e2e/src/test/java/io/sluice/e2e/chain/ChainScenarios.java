@@ -4,13 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.sluice.e2e.FixedRateLoad;
+import java.net.URI;
 import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.MethodOrderer;
@@ -193,6 +197,119 @@ abstract class ChainScenarios {
   }
 
   @Test
+  @Order(20)
+  void namesEveryLoadBalancedCallByItsServiceSoOneRuleCoversEveryClient() throws Exception {
+    chain.publish(
+        DemoChain.SLUICE_GROUP,
+        "a-fallbacks",
+        "{\"fallbacks\":[{\"resource\":\"GET b/b/httpTest\",\"outbound\":\"response\","
+            + "\"status\":200,\"body\":\"b-fallback\"}]}");
+    chain.publish(
+        DemoChain.SENTINEL_GROUP,
+        "a-flow-rules",
+        "[{\"resource\":\"GET b/b/httpTest\",\"count\":0}]");
+    String fallback = "gateway > a[base] > b-fallback";
+    await()
+        .atMost(Duration.ofSeconds(15))
+        .pollInterval(Duration.ofMillis(50))
+        .until(() -> body(HTTP_TEST).equals(fallback));
+    // a calls b over OpenFeign (httpTest) and over WebClient from an @Async method (asyncTest).
+    for (String path : List.of(HTTP_TEST, ASYNC_TEST)) {
+      for (int i = 0; i < 4; i++) { // whichever instance the balancer picks
+        assertThat(body(path, LANE, "gray")).as(path).isEqualTo(fallback);
+      }
+    }
+  }
+
+  @Test
+  @Order(21)
+  void appliesALimitAppRuleToCallsFromOneGovernedApplicationAndNotAnother() throws Exception {
+    chain.publish(
+        DemoChain.SENTINEL_GROUP,
+        "b-flow-rules",
+        "[{\"resource\":\"GET /b/httpTest\",\"count\":0,\"limitApp\":\"a\"}]");
+    // a -> b is refused (a's Feign client sees 429 and fails, so a answers 500).
+    await()
+        .atMost(Duration.ofSeconds(15))
+        .pollInterval(Duration.ofMillis(50))
+        .until(() -> chain.get(HTTP_TEST).statusCode() == 500);
+    // A caller with another name (every governed app sends its own) is not limited.
+    assertThat(direct("b", "/b/httpTest", "x-sluice-origin", "c").statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  @Order(22)
+  void refusesACallerAnAuthorityRuleBlacklists() throws Exception {
+    chain.publish(
+        DemoChain.SENTINEL_GROUP,
+        "b-authority-rules",
+        "[{\"resource\":\"GET /b/httpTest\",\"limitApp\":\"a\",\"strategy\":1}]");
+    await()
+        .atMost(Duration.ofSeconds(15))
+        .pollInterval(Duration.ofMillis(50))
+        .until(() -> chain.get(HTTP_TEST).statusCode() == 500);
+    assertThat(direct("b", "/b/httpTest", "x-sluice-origin", "c").statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  @Order(23)
+  void governsAWebFluxRouteOfTheGateway() throws Exception {
+    chain.publish(
+        DemoChain.SENTINEL_GROUP,
+        "gateway-flow-rules",
+        "[{\"resource\":\"GET /health\",\"count\":0}]");
+    await()
+        .atMost(Duration.ofSeconds(15))
+        .pollInterval(Duration.ofMillis(50))
+        .until(() -> chain.get("/health").statusCode() == 429);
+    HttpResponse<String> refused = chain.get("/health");
+    assertThat(refused.statusCode()).isEqualTo(429);
+    assertThat(refused.body()).contains("\"error\":\"flow\"");
+    assertThat(body(HTTP_TEST, LANE, "gray"))
+        .as("the proxied route unaffected")
+        .isEqualTo(GRAY_PATH);
+  }
+
+  @Test
+  @Order(24)
+  void pacesAGatewayRouteOnATimerAndAdmitsEveryQueuedRequest() throws Exception {
+    chain.publish(
+        DemoChain.SENTINEL_GROUP,
+        "gateway-flow-rules",
+        "[{\"resource\":\"a\",\"count\":5,\"controlBehavior\":2,\"maxQueueingTimeMs\":5000}]");
+    await()
+        .atMost(Duration.ofSeconds(15))
+        .pollInterval(Duration.ofMillis(100))
+        .until(() -> spanOfConcurrent(HTTP_TEST, 4).toMillis() >= 500);
+    Thread.sleep(1000);
+    long started = System.nanoTime();
+    Duration span = spanOfConcurrent(HTTP_TEST, 10);
+    System.err.printf(
+        "[e2e] %s: 10 concurrent requests paced at 5/s answered over %d ms (%d ms in all)%n",
+        label(), span.toMillis(), (System.nanoTime() - started) / 1_000_000);
+    // Ten calls paced 200 ms apart: the last starts at least 1.8 s after the first.
+    assertThat(span.toMillis()).isGreaterThanOrEqualTo(1500);
+  }
+
+  @Test
+  @Order(25)
+  void namesTheGatewayAsTheCallerOfTheServicesItProxiesTo() throws Exception {
+    chain.publish(
+        DemoChain.SENTINEL_GROUP,
+        "a-flow-rules",
+        "[{\"resource\":\"GET /a/httpTest\",\"count\":0,\"limitApp\":\"gateway\"}]");
+    await()
+        .atMost(Duration.ofSeconds(15))
+        .pollInterval(Duration.ofMillis(50))
+        .until(() -> chain.get(HTTP_TEST).statusCode() == 429);
+    // A client cannot pass for another caller through the gateway: the gateway names itself.
+    assertThat(chain.get(HTTP_TEST, "x-sluice-origin", "c").statusCode()).isEqualTo(429);
+    // Calls that do not come through the gateway are not limited by the rule.
+    assertThat(direct("a", HTTP_TEST).statusCode()).isEqualTo(200);
+    assertThat(direct("a", HTTP_TEST, "x-sluice-origin", "c").statusCode()).isEqualTo(200);
+  }
+
+  @Test
   @Order(100)
   void stoppingTheGrayInstanceSendsItsTrafficToBaseWithoutAFailedRequest() throws Exception {
     assertThat(body(HTTP_TEST, LANE, "gray")).isEqualTo(GRAY_PATH);
@@ -241,6 +358,47 @@ abstract class ChainScenarios {
       bodies.add(response.body());
     }
     return bodies;
+  }
+
+  /** GET {@code path} from the base instance of {@code app} directly, not through the gateway. */
+  HttpResponse<String> direct(String app, String path, String... headers) throws Exception {
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(
+                URI.create("http://127.0.0.1:" + chain.instance(app, DemoChain.BASE).port() + path))
+            .timeout(Duration.ofSeconds(30));
+    for (int i = 0; i + 1 < headers.length; i += 2) {
+      request.header(headers[i], headers[i + 1]);
+    }
+    return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  /**
+   * Sends {@code n} requests through the gateway at once; all must succeed. Returns the time
+   * between the first and the last answer.
+   */
+  Duration spanOfConcurrent(String path, int n) throws Exception {
+    List<CompletableFuture<Long>> answers = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      answers.add(
+          http.sendAsync(
+                  HttpRequest.newBuilder(chain.gateway(path))
+                      .timeout(Duration.ofSeconds(30))
+                      .build(),
+                  HttpResponse.BodyHandlers.ofString())
+              .thenApply(
+                  response -> {
+                    assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+                    return System.nanoTime();
+                  }));
+    }
+    long first = Long.MAX_VALUE;
+    long last = Long.MIN_VALUE;
+    for (CompletableFuture<Long> answer : answers) {
+      long at = answer.get(60, TimeUnit.SECONDS);
+      first = Math.min(first, at);
+      last = Math.max(last, at);
+    }
+    return Duration.ofNanos(last - first);
   }
 
   /** The answer's body if it is a 200, else its status. */
