@@ -64,7 +64,7 @@ public final class ChainOverheadDriver {
 
   static final Map<String, List<String>> ROUTES =
       Map.of(
-          "gateway", List.of("a"),
+          "gateway", List.of("a", "b"),
           "a", List.of("GET /a/httpTest", "GET /a/asyncTest"),
           "b", List.of("GET /b/httpTest"),
           "c", List.of("GET /c/httpTest"));
