@@ -1,5 +1,7 @@
 package io.sluice.server;
 
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
@@ -25,6 +27,17 @@ public final class ServerOptions {
   public static final Duration DEFAULT_CONNECTION_PROBE_TIMEOUT = Duration.ofSeconds(5);
   public static final Duration DEFAULT_HEALTH_CHECK_INTERVAL = Duration.ofSeconds(5);
   public static final Duration DEFAULT_HEALTH_CHECK_TIMEOUT = Duration.ofSeconds(2);
+  public static final Duration DEFAULT_TOKEN_TTL = Duration.ofSeconds(18_000);
+
+  /**
+   * Whether requests need a login. {@link #AUTO}, the default, turns auth on whenever the server
+   * binds beyond loopback; {@link #OFF} is the explicit choice to serve without it even then.
+   */
+  public enum AuthMode {
+    AUTO,
+    ON,
+    OFF
+  }
 
   private final String bindAddress;
   private final int httpPort;
@@ -39,6 +52,9 @@ public final class ServerOptions {
   private final Duration connectionProbeTimeout;
   private final Duration healthCheckInterval;
   private final Duration healthCheckTimeout;
+  private final AuthMode authMode;
+  private final String initialAdminPassword;
+  private final Duration tokenTtl;
 
   private ServerOptions(Builder builder) {
     this.bindAddress = builder.bindAddress;
@@ -54,6 +70,9 @@ public final class ServerOptions {
     this.connectionProbeTimeout = builder.connectionProbeTimeout;
     this.healthCheckInterval = builder.healthCheckInterval;
     this.healthCheckTimeout = builder.healthCheckTimeout;
+    this.authMode = builder.authMode;
+    this.initialAdminPassword = builder.initialAdminPassword;
+    this.tokenTtl = builder.tokenTtl;
   }
 
   public static Builder builder() {
@@ -137,6 +156,38 @@ public final class ServerOptions {
     return healthCheckTimeout;
   }
 
+  public AuthMode authMode() {
+    return authMode;
+  }
+
+  /** Whether requests need a login: on by choice, or (by default) when bound beyond loopback. */
+  public boolean authEnabled() {
+    return switch (authMode) {
+      case ON -> true;
+      case OFF -> false;
+      case AUTO -> !bindsLoopbackOnly();
+    };
+  }
+
+  /** True when the bind address is a loopback address (127.0.0.0/8, ::1, localhost). */
+  public boolean bindsLoopbackOnly() {
+    try {
+      return InetAddress.getByName(bindAddress).isLoopbackAddress();
+    } catch (UnknownHostException e) {
+      return false;
+    }
+  }
+
+  /** The admin's password at its creation (first start with auth on); null to generate one. */
+  public String initialAdminPassword() {
+    return initialAdminPassword;
+  }
+
+  /** How long an access token is valid (Nacos: 18000 s). */
+  public Duration tokenTtl() {
+    return tokenTtl;
+  }
+
   @Override
   public String toString() {
     return "ServerOptions{bind="
@@ -151,6 +202,8 @@ public final class ServerOptions {
         + maxContentBytes
         + ", historyRetention="
         + historyRetention
+        + ", auth="
+        + (authEnabled() ? "on" : "off")
         + '}';
   }
 
@@ -168,8 +221,35 @@ public final class ServerOptions {
     private Duration connectionProbeTimeout = DEFAULT_CONNECTION_PROBE_TIMEOUT;
     private Duration healthCheckInterval = DEFAULT_HEALTH_CHECK_INTERVAL;
     private Duration healthCheckTimeout = DEFAULT_HEALTH_CHECK_TIMEOUT;
+    private AuthMode authMode = AuthMode.AUTO;
+    private String initialAdminPassword;
+    private Duration tokenTtl = DEFAULT_TOKEN_TTL;
 
     private Builder() {}
+
+    public Builder authMode(AuthMode authMode) {
+      this.authMode = Objects.requireNonNull(authMode, "authMode");
+      return this;
+    }
+
+    /** The admin's first password; at least 8 characters. */
+    public Builder initialAdminPassword(String password) {
+      if (password != null && password.length() < 8) {
+        throw new IllegalArgumentException("the admin password must have at least 8 characters");
+      }
+      this.initialAdminPassword = password;
+      return this;
+    }
+
+    public Builder tokenTtl(Duration ttl) {
+      Objects.requireNonNull(ttl, "tokenTtl");
+      if (ttl.toSeconds() < 10 || ttl.toDays() > 30) {
+        throw new IllegalArgumentException(
+            "token ttl must be between 10 s and 30 days, was " + ttl);
+      }
+      this.tokenTtl = ttl;
+      return this;
+    }
 
     public Builder bindAddress(String bindAddress) {
       Objects.requireNonNull(bindAddress, "bindAddress");

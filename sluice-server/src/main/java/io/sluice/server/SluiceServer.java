@@ -1,5 +1,10 @@
 package io.sluice.server;
 
+import io.sluice.server.auth.AuthFeature;
+import io.sluice.server.auth.AuthService;
+import io.sluice.server.auth.grpc.GrpcAccessRules;
+import io.sluice.server.auth.http.AuthRoutes;
+import io.sluice.server.auth.http.HttpAccessRules;
 import io.sluice.server.clock.ServerClock;
 import io.sluice.server.config.ConfigFeature;
 import io.sluice.server.config.ConfigService;
@@ -20,6 +25,7 @@ import io.sluice.server.protocol.grpc.GrpcServer;
 import io.sluice.server.protocol.grpc.IdleConnectionEjector;
 import io.sluice.server.protocol.grpc.MessageCodec;
 import io.sluice.server.protocol.grpc.RequestRouter;
+import io.sluice.server.protocol.http.HttpAccess;
 import io.sluice.server.protocol.http.HttpApiServer;
 import io.sluice.server.replication.ReplicationOptions;
 import io.sluice.server.replication.ReplicationPeer;
@@ -31,8 +37,10 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
 import org.apache.ratis.util.ExitUtils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,8 +52,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Assembly, one step per part: the threads; the replicator the features write through (started
  * once every feature's state is known, and opening its log while the ports start); each feature
- * (config, naming, namespaces) with its door; the gRPC port with each feature's handlers; the HTTP
- * port with each feature's routes.
+ * (config, naming, namespaces, auth) with its door; the gRPC port with each feature's handlers; the
+ * HTTP port with each feature's routes.
  */
 public final class SluiceServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(SluiceServer.class);
@@ -61,6 +69,8 @@ public final class SluiceServer implements AutoCloseable {
   private final ConfigService config;
   private final NamingService naming;
   private final NamespaceService namespaces;
+  private final AuthService auth;
+  private final CompletableFuture<Void> ready;
   private final ConnectionRegistry connections;
   private final GrpcServer grpc;
   private final ConfigHttpApi configHttp;
@@ -74,6 +84,8 @@ public final class SluiceServer implements AutoCloseable {
       ConfigService config,
       NamingService naming,
       NamespaceService namespaces,
+      AuthService auth,
+      CompletableFuture<Void> ready,
       ConnectionRegistry connections,
       GrpcServer grpc,
       ConfigHttpApi configHttp,
@@ -84,6 +96,8 @@ public final class SluiceServer implements AutoCloseable {
     this.config = config;
     this.naming = naming;
     this.namespaces = namespaces;
+    this.auth = auth;
+    this.ready = ready;
     this.connections = connections;
     this.grpc = grpc;
     this.configHttp = configHttp;
@@ -130,6 +144,10 @@ public final class SluiceServer implements AutoCloseable {
     NamingFeature naming = naming(options, threads, writes, clock, started);
     NamespaceFeature namespaces =
         new NamespaceFeature(writes, clock, () -> UUID.randomUUID().toString());
+    AuthFeature auth =
+        new AuthFeature(
+            writes, clock, threads.hashing, options.authEnabled(), options.tokenTtl().toSeconds());
+    warnAboutExposure(options);
 
     // The store opens its log and elects itself while the ports start. It closes before the
     // features: its final snapshot still reads them (and syncs config history).
@@ -138,9 +156,21 @@ public final class SluiceServer implements AutoCloseable {
         () ->
             replication.start(
                 replicationOptions(options),
-                List.of(config.state(), naming.state(), namespaces.state())));
+                List.of(config.state(), naming.state(), namespaces.state(), auth.state())));
+    // With auth on, the server serves once the installation's token key and admin exist.
+    CompletableFuture<Void> ready =
+        auth.service().enabled()
+            ? replicator
+                .ready()
+                .thenCompose(storeReady -> auth.service().bootstrap(options.initialAdminPassword()))
+            : replicator.ready();
+    BooleanSupplier serving =
+        auth.service().enabled()
+            ? () -> replicator.isReady() && auth.service().hasKey()
+            : replicator::isReady;
 
-    GrpcPort grpc = grpcPort(options, threads, clock, replicator, config, naming, started);
+    GrpcPort grpc =
+        grpcPort(options, threads, clock, serving, config, naming, auth.service(), started);
     ConfigHttpApi configHttp =
         new ConfigHttpApi(config.service(), threads.vertx, clock, options.maxConnections());
     HttpApiServer httpApi =
@@ -148,12 +178,14 @@ public final class SluiceServer implements AutoCloseable {
             threads.vertx,
             options.bindAddress(),
             options.httpPort(),
-            replicator::isReady,
+            serving,
+            auth.service().enabled() ? new HttpAccessRules(auth.service()) : HttpAccess.OPEN,
             List.of(
                 configHttp,
-                new NamingHttpApi(naming.service(), replicator::isReady, grpc.connections()::size),
+                new NamingHttpApi(naming.service(), serving, grpc.connections()::size),
                 new NamespaceRoutes(namespaces.service(), config.service()::countByNamespace),
-                new ConnectionRoutes(grpc.connections())));
+                new ConnectionRoutes(grpc.connections()),
+                new AuthRoutes(auth.service())));
     started.push(httpApi);
     log.debug("started with {}", options);
     return new SluiceServer(
@@ -163,10 +195,35 @@ public final class SluiceServer implements AutoCloseable {
         config.service(),
         naming.service(),
         namespaces.service(),
+        auth.service(),
+        ready,
         grpc.connections(),
         grpc.server(),
         configHttp,
         httpApi);
+  }
+
+  /**
+   * Says once, loudly, what binding beyond loopback exposes: with auth, that the network can reach
+   * the ports; without it (chosen explicitly), that anyone who can reach them controls the server.
+   */
+  private static void warnAboutExposure(ServerOptions options) {
+    if (options.bindsLoopbackOnly()) {
+      if (options.authEnabled()) {
+        log.info("auth is on: requests need a token from POST /nacos/v1/auth/users/login");
+      }
+      return;
+    }
+    if (options.authEnabled()) {
+      log.warn(
+          "listening on {}, beyond loopback: auth is on; consider TLS and a firewall",
+          options.bindAddress());
+    } else {
+      log.error(
+          "INSECURE: listening on {}, beyond loopback, with auth turned OFF: anyone who can reach"
+              + " the ports can read and change every config and instance",
+          options.bindAddress());
+    }
   }
 
   /** The config center, its history purged on the scheduler. */
@@ -219,12 +276,16 @@ public final class SluiceServer implements AutoCloseable {
       ServerOptions options,
       ServerThreads threads,
       ServerClock clock,
-      StartingReplicator replicator,
+      BooleanSupplier serving,
       ConfigFeature config,
       NamingFeature naming,
+      AuthService auth,
       Deque<AutoCloseable> started) {
     MessageCodec codec = new MessageCodec();
     RequestRouter router = new RequestRouter(codec);
+    if (auth.enabled()) {
+      router.guard(new GrpcAccessRules(auth));
+    }
     ConnectionRegistry connections =
         new ConnectionRegistry(
             clock, codec, options.maxConnections(), MAX_PENDING_PUSHES_PER_CONNECTION);
@@ -242,7 +303,7 @@ public final class SluiceServer implements AutoCloseable {
             connections,
             router,
             codec,
-            replicator::isReady,
+            serving,
             clock);
     started.push(server);
     started.push(
@@ -281,10 +342,10 @@ public final class SluiceServer implements AutoCloseable {
   /** Waits until the store is ready to serve; false on timeout or when it failed to start. */
   public boolean awaitReady(long timeout, TimeUnit unit) {
     try {
-      replicator.ready().get(timeout, unit);
+      ready.get(timeout, unit);
       return true;
     } catch (Exception e) {
-      return replicator.isReady();
+      return ready.isDone() && !ready.isCompletedExceptionally();
     }
   }
 
@@ -294,7 +355,7 @@ public final class SluiceServer implements AutoCloseable {
   }
 
   public boolean isReady() {
-    return replicator.isReady();
+    return replicator.isReady() && (!auth.enabled() || auth.hasKey());
   }
 
   public ServerOptions options() {
@@ -309,6 +370,11 @@ public final class SluiceServer implements AutoCloseable {
   /** The registry's door. */
   public NamingService naming() {
     return naming;
+  }
+
+  /** Auth's door. */
+  public AuthService auth() {
+    return auth;
   }
 
   /** The namespaces' door. */

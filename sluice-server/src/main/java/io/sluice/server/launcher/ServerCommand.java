@@ -44,11 +44,41 @@ final class ServerCommand implements Callable<Integer> {
       description = "Where the durable store lives (default: ./${DEFAULT-VALUE}).")
   Path dataDir = ServerOptions.DEFAULT_DATA_DIR;
 
+  @Option(
+      names = "--auth",
+      description =
+          "Require a login (Nacos's username/password and access tokens) even on loopback. Auth is"
+              + " always on when --bind is beyond loopback. The admin user is 'nacos'; its first"
+              + " password comes from SLUICE_ADMIN_PASSWORD, or is generated and printed once.")
+  boolean auth;
+
+  @Option(
+      names = "--insecure-no-auth",
+      description =
+          "Serve without auth even when bound beyond loopback (logged loudly at every start).")
+  boolean insecureNoAuth;
+
+  /** The environment, read through here so tests can give their own. */
+  java.util.function.Function<String, String> environment = System::getenv;
+
   @Override
   public Integer call() throws InterruptedException {
     ServerOptions options;
     try {
-      options = ServerOptions.builder().httpPort(port).bindAddress(bind).dataDir(dataDir).build();
+      if (auth && insecureNoAuth) {
+        throw new IllegalArgumentException("--auth and --insecure-no-auth contradict each other");
+      }
+      options =
+          ServerOptions.builder()
+              .httpPort(port)
+              .bindAddress(bind)
+              .dataDir(dataDir)
+              .authMode(
+                  auth
+                      ? ServerOptions.AuthMode.ON
+                      : insecureNoAuth ? ServerOptions.AuthMode.OFF : ServerOptions.AuthMode.AUTO)
+              .initialAdminPassword(environment.apply("SLUICE_ADMIN_PASSWORD"))
+              .build();
     } catch (IllegalArgumentException e) {
       System.err.println("sluice server: " + e.getMessage());
       return 2;
@@ -102,12 +132,13 @@ final class ServerCommand implements Callable<Integer> {
                         Duration.between(start, Instant.now()).toMillis() / 1000.0))
             .orElse("");
     out.printf(
-        "sluice server ready%s: HTTP %s/nacos, gRPC %s:%d, data %s%n",
+        "sluice server ready%s: HTTP %s/nacos, gRPC %s:%d, data %s, auth %s%n",
         since,
         server.httpAddress(),
         options.bindAddress(),
         server.httpPort() + ServerOptions.GRPC_PORT_OFFSET,
-        options.dataDir().toAbsolutePath().normalize());
+        options.dataDir().toAbsolutePath().normalize(),
+        options.authEnabled() ? "on" : "off");
     out.flush();
   }
 

@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
@@ -41,6 +42,20 @@ public final class ServerProcess implements AutoCloseable {
   /** Starts a server and waits until it says it is ready. */
   public static ServerProcess start(int httpPort, Path dataDir, String... jvmOptions)
       throws IOException, InterruptedException {
+    return start(httpPort, dataDir, List.of(), Map.of(), jvmOptions);
+  }
+
+  /**
+   * Starts a server with extra {@code sluice server} arguments and environment variables, and waits
+   * until it says it is ready.
+   */
+  public static ServerProcess start(
+      int httpPort,
+      Path dataDir,
+      List<String> serverArguments,
+      Map<String, String> environment,
+      String... jvmOptions)
+      throws IOException, InterruptedException {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(List.of(jvmOptions));
@@ -52,7 +67,10 @@ public final class ServerProcess implements AutoCloseable {
     command.add(Integer.toString(httpPort));
     command.add("--data-dir");
     command.add(dataDir.toString());
-    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+    command.addAll(serverArguments);
+    ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+    builder.environment().putAll(environment);
+    Process process = builder.start();
     ServerProcess server = new ServerProcess(process);
     server.awaitOutput("sluice server ready", 120);
     return server;

@@ -26,6 +26,8 @@ public final class HttpApiServer implements AutoCloseable {
 
   static final int MAX_HEADER_BYTES = 16 * 1024;
 
+  private static final long UNKNOWN_PATH_BODY_BYTES = 64 * 1024;
+
   private final HttpServer server;
 
   private HttpApiServer(HttpServer server) {
@@ -36,16 +38,46 @@ public final class HttpApiServer implements AutoCloseable {
    * Starts the HTTP port with the probes and the given features' routes.
    *
    * @param port 0 for any free port ({@link #port()} tells which)
+   * @param access checks every request of the features' routes once its parameters are read (the
+   *     probes are not checked)
    * @param features the routes of the server's features (config, namespaces, naming, ...); a lambda
    *     {@code router -> ...} is one
    */
   public static HttpApiServer start(
-      Vertx vertx, String bindAddress, int port, BooleanSupplier ready, List<HttpRoutes> features) {
+      Vertx vertx,
+      String bindAddress,
+      int port,
+      BooleanSupplier ready,
+      HttpAccess access,
+      List<HttpRoutes> features) {
     Router router = Router.router(vertx);
+    // Every route reads its parameters with RequestParams, which checks them with this.
+    router
+        .route()
+        .order(Integer.MIN_VALUE)
+        .handler(
+            ctx -> {
+              ctx.put(RequestParams.ACCESS, access);
+              ctx.next();
+            });
     HealthRoutes.mount(router, ready);
     for (HttpRoutes feature : features) {
       feature.mount(router);
     }
+    // A path no feature serves is checked like the others before it is answered 404: with auth on,
+    // a caller without the admin's token learns nothing about which endpoints exist.
+    router
+        .route("/nacos/*")
+        .last()
+        .handler(
+            RequestParams.handler(
+                UNKNOWN_PATH_BODY_BYTES,
+                ApiStyle.V1,
+                (request, params) ->
+                    HttpResponses.text(
+                        request.response(),
+                        404,
+                        "no such endpoint: " + request.method() + " " + request.path())));
     List<HttpRoutes> direct = List.copyOf(features);
     HttpServer server =
         vertx
@@ -63,7 +95,7 @@ public final class HttpApiServer implements AutoCloseable {
             .requestHandler(
                 request -> {
                   for (HttpRoutes feature : direct) {
-                    if (feature.takeDirectly(request)) {
+                    if (feature.takeDirectly(request, access)) {
                       return;
                     }
                   }

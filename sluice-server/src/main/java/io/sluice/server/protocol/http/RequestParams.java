@@ -26,13 +26,39 @@ public final class RequestParams {
 
   private RequestParams() {}
 
-  /** A route handler that reads the parameters, then runs {@code handler}. */
+  /** Where {@link HttpApiServer} leaves the server's {@link HttpAccess} in a routing context. */
+  static final String ACCESS = "sluice.access";
+
+  /**
+   * A route handler that reads the parameters, checks them with the server's {@link HttpAccess},
+   * then runs {@code handler}.
+   */
   public static Handler<RoutingContext> handler(
       long maxBodyBytes, ApiStyle style, ParamsHandler handler) {
-    return ctx -> read(ctx.request(), maxBodyBytes, style, handler);
+    return ctx -> {
+      HttpAccess access = ctx.get(ACCESS);
+      read(ctx.request(), maxBodyBytes, style, access == null ? HttpAccess.OPEN : access, handler);
+    };
   }
 
+  /** Reads the parameters, checks them with {@code access}, then runs {@code handler}. */
   public static void read(
+      HttpServerRequest request,
+      long maxBodyBytes,
+      ApiStyle style,
+      HttpAccess access,
+      ParamsHandler handler) {
+    ParamsHandler checked =
+        access == HttpAccess.OPEN
+            ? handler
+            : (r, params) -> {
+              access.check(r, params);
+              handler.handle(r, params);
+            };
+    readUnchecked(request, maxBodyBytes, style, checked);
+  }
+
+  private static void readUnchecked(
       HttpServerRequest request, long maxBodyBytes, ApiStyle style, ParamsHandler handler) {
     HttpServerResponse response = request.response();
     Map<String, String> values = new LinkedHashMap<>();
