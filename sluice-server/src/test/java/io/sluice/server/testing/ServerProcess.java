@@ -92,6 +92,23 @@ public final class ServerProcess implements AutoCloseable {
     throw new AssertionError("no line starting with '" + prefix + "' in: " + output);
   }
 
+  /** The first line containing {@code text}, waiting for it as {@link #awaitOutput} does. */
+  public String awaitOutputContaining(String text, int seconds) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+    while (System.nanoTime() < deadline) {
+      for (String line : output) {
+        if (line.contains(text)) {
+          return line;
+        }
+      }
+      if (!process.isAlive()) {
+        throw new AssertionError("server exited with " + process.exitValue() + ": " + output);
+      }
+      Thread.sleep(20);
+    }
+    throw new AssertionError("no line containing '" + text + "' in: " + output);
+  }
+
   public long pid() {
     return process.pid();
   }
