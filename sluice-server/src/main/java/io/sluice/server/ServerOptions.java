@@ -28,6 +28,19 @@ public final class ServerOptions {
   public static final Duration DEFAULT_HEALTH_CHECK_INTERVAL = Duration.ofSeconds(5);
   public static final Duration DEFAULT_HEALTH_CHECK_TIMEOUT = Duration.ofSeconds(2);
   public static final Duration DEFAULT_TOKEN_TTL = Duration.ofSeconds(18_000);
+  public static final int DEFAULT_MAX_HTTP_CONNECTIONS = 20_000;
+  public static final Duration DEFAULT_HTTP_IDLE_TIMEOUT = Duration.ofSeconds(120);
+  public static final Duration DEFAULT_GRPC_HANDSHAKE_TIMEOUT = Duration.ofSeconds(10);
+
+  /** A quarter of the heap for config content by default. */
+  public static long defaultMaxConfigBytes() {
+    return Runtime.getRuntime().maxMemory() / 4;
+  }
+
+  /** An eighth of the heap for request bodies being read at once by default. */
+  public static long defaultMaxBufferedRequestBytes() {
+    return Runtime.getRuntime().maxMemory() / 8;
+  }
 
   /**
    * Whether requests need a login. {@link #AUTO}, the default, turns auth on whenever the server
@@ -55,6 +68,11 @@ public final class ServerOptions {
   private final AuthMode authMode;
   private final String initialAdminPassword;
   private final Duration tokenTtl;
+  private final long maxConfigBytes;
+  private final long maxBufferedRequestBytes;
+  private final int maxHttpConnections;
+  private final Duration httpIdleTimeout;
+  private final Duration grpcHandshakeTimeout;
 
   private ServerOptions(Builder builder) {
     this.bindAddress = builder.bindAddress;
@@ -73,6 +91,11 @@ public final class ServerOptions {
     this.authMode = builder.authMode;
     this.initialAdminPassword = builder.initialAdminPassword;
     this.tokenTtl = builder.tokenTtl;
+    this.maxConfigBytes = builder.maxConfigBytes;
+    this.maxBufferedRequestBytes = builder.maxBufferedRequestBytes;
+    this.maxHttpConnections = builder.maxHttpConnections;
+    this.httpIdleTimeout = builder.httpIdleTimeout;
+    this.grpcHandshakeTimeout = builder.grpcHandshakeTimeout;
   }
 
   public static Builder builder() {
@@ -188,6 +211,40 @@ public final class ServerOptions {
     return tokenTtl;
   }
 
+  /**
+   * The most config content all configs may hold together, counted in characters (a byte each for
+   * Latin-1 text in the heap); publishes beyond are refused. Default: a quarter of the heap.
+   */
+  public long maxConfigBytes() {
+    return maxConfigBytes;
+  }
+
+  /**
+   * The most request-body bytes the HTTP port buffers at once across all requests being read;
+   * beyond, a request is refused 503. Default: an eighth of the heap.
+   */
+  public long maxBufferedRequestBytes() {
+    return maxBufferedRequestBytes;
+  }
+
+  /** Open HTTP connections beyond this are answered 503 and closed. */
+  public int maxHttpConnections() {
+    return maxHttpConnections;
+  }
+
+  /**
+   * An HTTP connection silent this long is closed (longer than a held long-poll, 30 s): it bounds
+   * how long an idle or trickling client holds a socket.
+   */
+  public Duration httpIdleTimeout() {
+    return httpIdleTimeout;
+  }
+
+  /** A gRPC connection that has not finished its HTTP/2 handshake by then is closed. */
+  public Duration grpcHandshakeTimeout() {
+    return grpcHandshakeTimeout;
+  }
+
   @Override
   public String toString() {
     return "ServerOptions{bind="
@@ -224,8 +281,48 @@ public final class ServerOptions {
     private AuthMode authMode = AuthMode.AUTO;
     private String initialAdminPassword;
     private Duration tokenTtl = DEFAULT_TOKEN_TTL;
+    private long maxConfigBytes = defaultMaxConfigBytes();
+    private long maxBufferedRequestBytes = defaultMaxBufferedRequestBytes();
+    private int maxHttpConnections = DEFAULT_MAX_HTTP_CONNECTIONS;
+    private Duration httpIdleTimeout = DEFAULT_HTTP_IDLE_TIMEOUT;
+    private Duration grpcHandshakeTimeout = DEFAULT_GRPC_HANDSHAKE_TIMEOUT;
 
     private Builder() {}
+
+    public Builder maxConfigBytes(long bytes) {
+      if (bytes < 1) {
+        throw new IllegalArgumentException("max config bytes must be positive, was " + bytes);
+      }
+      this.maxConfigBytes = bytes;
+      return this;
+    }
+
+    public Builder maxBufferedRequestBytes(long bytes) {
+      if (bytes < 1024) {
+        throw new IllegalArgumentException(
+            "max buffered request bytes must be at least 1024, was " + bytes);
+      }
+      this.maxBufferedRequestBytes = bytes;
+      return this;
+    }
+
+    public Builder maxHttpConnections(int connections) {
+      if (connections < 1) {
+        throw new IllegalArgumentException("max HTTP connections must be positive");
+      }
+      this.maxHttpConnections = connections;
+      return this;
+    }
+
+    public Builder httpIdleTimeout(Duration timeout) {
+      this.httpIdleTimeout = positive("HTTP idle timeout", timeout);
+      return this;
+    }
+
+    public Builder grpcHandshakeTimeout(Duration timeout) {
+      this.grpcHandshakeTimeout = positive("gRPC handshake timeout", timeout);
+      return this;
+    }
 
     public Builder authMode(AuthMode authMode) {
       this.authMode = Objects.requireNonNull(authMode, "authMode");

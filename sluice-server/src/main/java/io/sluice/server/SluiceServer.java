@@ -27,6 +27,7 @@ import io.sluice.server.protocol.grpc.MessageCodec;
 import io.sluice.server.protocol.grpc.RequestRouter;
 import io.sluice.server.protocol.http.HttpAccess;
 import io.sluice.server.protocol.http.HttpApiServer;
+import io.sluice.server.protocol.http.HttpLimits;
 import io.sluice.server.replication.ReplicationOptions;
 import io.sluice.server.replication.ReplicationPeer;
 import io.sluice.server.replication.ReplicatorFactory;
@@ -180,6 +181,10 @@ public final class SluiceServer implements AutoCloseable {
             options.httpPort(),
             serving,
             auth.service().enabled() ? new HttpAccessRules(auth.service()) : HttpAccess.OPEN,
+            new HttpLimits(
+                options.maxHttpConnections(),
+                options.httpIdleTimeout(),
+                options.maxBufferedRequestBytes()),
             List.of(
                 configHttp,
                 new NamingHttpApi(naming.service(), serving, grpc.connections()::size),
@@ -237,6 +242,7 @@ public final class SluiceServer implements AutoCloseable {
         new ConfigFeature(
             options.dataDir().resolve("config-history"),
             options.maxContentBytes(),
+            options.maxConfigBytes(),
             threads.fanout,
             writes,
             clock);
@@ -300,6 +306,7 @@ public final class SluiceServer implements AutoCloseable {
             options.grpcPort(),
             threads.eventLoops,
             maxMessageBytes(options),
+            options.grpcHandshakeTimeout().toMillis(),
             connections,
             router,
             codec,

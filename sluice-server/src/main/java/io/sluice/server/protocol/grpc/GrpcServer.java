@@ -62,6 +62,7 @@ public final class GrpcServer implements AutoCloseable {
    *
    * @param ready false while the server is starting: requests are then answered with error 300 and
    *     clients retry
+   * @param handshakeTimeoutMillis how long a new connection has to finish its HTTP/2 handshake
    * @param maxMessageBytes the largest message accepted; larger ones fail the call with
    *     RESOURCE_EXHAUSTED before any of it is decoded
    */
@@ -70,6 +71,7 @@ public final class GrpcServer implements AutoCloseable {
       int port,
       int eventLoops,
       int maxMessageBytes,
+      long handshakeTimeoutMillis,
       ConnectionRegistry registry,
       RequestRouter router,
       MessageCodec codec,
@@ -94,6 +96,8 @@ public final class GrpcServer implements AutoCloseable {
             .workerEventLoopGroup(workers)
             .directExecutor()
             .maxInboundMessageSize(maxMessageBytes)
+            // A socket that never completes its HTTP/2 handshake is closed, not held.
+            .handshakeTimeout(handshakeTimeoutMillis, TimeUnit.MILLISECONDS)
             // The official client pings every 6 minutes; allow that without GOAWAY(too_many_pings).
             .permitKeepAliveTime(5, TimeUnit.MINUTES)
             .permitKeepAliveWithoutCalls(true)

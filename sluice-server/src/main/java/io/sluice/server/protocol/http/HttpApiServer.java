@@ -38,6 +38,7 @@ public final class HttpApiServer implements AutoCloseable {
    * Starts the HTTP port with the probes and the given features' routes.
    *
    * @param port 0 for any free port ({@link #port()} tells which)
+   * @param limits bounds on connections, their silence and buffered request bodies
    * @param access checks every request of the features' routes once its parameters are read (the
    *     probes are not checked)
    * @param features the routes of the server's features (config, namespaces, naming, ...); a lambda
@@ -49,8 +50,10 @@ public final class HttpApiServer implements AutoCloseable {
       int port,
       BooleanSupplier ready,
       HttpAccess access,
+      HttpLimits limits,
       List<HttpRoutes> features) {
     Router router = Router.router(vertx);
+    BodyBudget budget = new BodyBudget(limits.maxBufferedBodyBytes());
     // Every route reads its parameters with RequestParams, which checks them with this.
     router
         .route()
@@ -58,6 +61,7 @@ public final class HttpApiServer implements AutoCloseable {
         .handler(
             ctx -> {
               ctx.put(RequestParams.ACCESS, access);
+              ctx.put(RequestParams.BUDGET, budget);
               ctx.next();
             });
     HealthRoutes.mount(router, ready);
@@ -79,6 +83,7 @@ public final class HttpApiServer implements AutoCloseable {
                         404,
                         "no such endpoint: " + request.method() + " " + request.path())));
     List<HttpRoutes> direct = List.copyOf(features);
+    ConnectionLimit connections = new ConnectionLimit(limits.maxConnections());
     HttpServer server =
         vertx
             .createHttpServer(
@@ -88,12 +93,18 @@ public final class HttpApiServer implements AutoCloseable {
                     .setTcpNoDelay(true)
                     .setMaxInitialLineLength(MAX_INITIAL_LINE_BYTES)
                     .setMaxHeaderSize(MAX_HEADER_BYTES)
+                    .setIdleTimeout((int) limits.idleTimeout().toMillis())
+                    .setIdleTimeoutUnit(TimeUnit.MILLISECONDS)
                     // Every handler answers on its connection's event loop (replies that complete
                     // elsewhere hop back first), so connections can skip their thread-safe write
                     // queue: some 5 KB less heap per connection, which held long-polls multiply.
                     .setStrictThreadMode(true))
+            .connectionHandler(connections::opened)
             .requestHandler(
                 request -> {
+                  if (connections.refuses(request)) {
+                    return;
+                  }
                   for (HttpRoutes feature : direct) {
                     if (feature.takeDirectly(request, access)) {
                       return;

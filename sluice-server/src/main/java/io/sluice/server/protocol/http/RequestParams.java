@@ -29,6 +29,12 @@ public final class RequestParams {
   /** Where {@link HttpApiServer} leaves the server's {@link HttpAccess} in a routing context. */
   static final String ACCESS = "sluice.access";
 
+  /** Where {@link HttpApiServer} leaves the port's {@link BodyBudget}. */
+  static final String BUDGET = "sluice.budget";
+
+  /** Bodies read outside the router (held long-polls, at most a few KiB each) are not counted. */
+  private static final BodyBudget UNCOUNTED = new BodyBudget(Long.MAX_VALUE);
+
   /**
    * A route handler that reads the parameters, checks them with the server's {@link HttpAccess},
    * then runs {@code handler}.
@@ -37,7 +43,14 @@ public final class RequestParams {
       long maxBodyBytes, ApiStyle style, ParamsHandler handler) {
     return ctx -> {
       HttpAccess access = ctx.get(ACCESS);
-      read(ctx.request(), maxBodyBytes, style, access == null ? HttpAccess.OPEN : access, handler);
+      BodyBudget budget = ctx.get(BUDGET);
+      read(
+          ctx.request(),
+          maxBodyBytes,
+          style,
+          access == null ? HttpAccess.OPEN : access,
+          budget == null ? UNCOUNTED : budget,
+          handler);
     };
   }
 
@@ -48,6 +61,16 @@ public final class RequestParams {
       ApiStyle style,
       HttpAccess access,
       ParamsHandler handler) {
+    read(request, maxBodyBytes, style, access, UNCOUNTED, handler);
+  }
+
+  private static void read(
+      HttpServerRequest request,
+      long maxBodyBytes,
+      ApiStyle style,
+      HttpAccess access,
+      BodyBudget budget,
+      ParamsHandler handler) {
     ParamsHandler checked =
         access == HttpAccess.OPEN
             ? handler
@@ -55,11 +78,15 @@ public final class RequestParams {
               access.check(r, params);
               handler.handle(r, params);
             };
-    readUnchecked(request, maxBodyBytes, style, checked);
+    readUnchecked(request, maxBodyBytes, style, budget, checked);
   }
 
   private static void readUnchecked(
-      HttpServerRequest request, long maxBodyBytes, ApiStyle style, ParamsHandler handler) {
+      HttpServerRequest request,
+      long maxBodyBytes,
+      ApiStyle style,
+      BodyBudget budget,
+      ParamsHandler handler) {
     HttpServerResponse response = request.response();
     Map<String, String> values = new LinkedHashMap<>();
     int pairs;
@@ -98,9 +125,13 @@ public final class RequestParams {
     // The handlers below stay referenced by the request until it is answered, which for a held
     // long-poll is minutes: they must not keep the body or the parameters decoded from it.
     Map<String, String> fromQuery = values;
-    BodyCollector body = new BodyCollector(request, maxBodyBytes, style, form, declared);
+    BodyCollector body = new BodyCollector(request, maxBodyBytes, style, form, declared, budget);
     request.handler(body);
-    request.exceptionHandler(e -> log.debug("request body broke off: {}", e.toString()));
+    request.exceptionHandler(
+        e -> {
+          body.drop();
+          log.debug("request body broke off: {}", e.toString());
+        });
     request.endHandler(
         ended -> {
           if (body.overflowed) {
@@ -179,22 +210,33 @@ public final class RequestParams {
     }
   }
 
-  /** Gathers the body up to the bound; past it, answers 413 and closes the connection. */
+  /**
+   * Gathers the body up to the bound, each kept chunk reserved in the port's budget; past the bound
+   * answers 413, past the budget 503, and closes the connection.
+   */
   private static final class BodyCollector implements Handler<Buffer> {
     private final HttpServerRequest request;
     private final long maxBodyBytes;
     private final ApiStyle style;
     private final boolean keep;
+    private final BodyBudget budget;
     private Buffer buffer;
     private long received;
+    private long reserved;
     boolean overflowed;
 
     BodyCollector(
-        HttpServerRequest request, long maxBodyBytes, ApiStyle style, boolean keep, long declared) {
+        HttpServerRequest request,
+        long maxBodyBytes,
+        ApiStyle style,
+        boolean keep,
+        long declared,
+        BodyBudget budget) {
       this.request = request;
       this.maxBodyBytes = maxBodyBytes;
       this.style = style;
       this.keep = keep;
+      this.budget = budget;
       this.buffer = keep ? Buffer.buffer((int) Math.max(256, Math.min(declared, 64 * 1024))) : null;
     }
 
@@ -206,20 +248,55 @@ public final class RequestParams {
       received += chunk.length();
       if (received > maxBodyBytes) {
         overflowed = true;
-        buffer = null;
+        drop();
         tooLarge(request, style, -1, maxBodyBytes);
         return;
       }
       if (keep) {
+        if (!budget.tryReserve(chunk.length())) {
+          overflowed = true;
+          drop();
+          overBudget(request, style, budget);
+          return;
+        }
+        reserved += chunk.length();
         buffer.appendBuffer(chunk);
       }
     }
 
-    /** The body's bytes (none unless it is a form); lets go of the buffer. */
+    /** The body's bytes (none unless it is a form); lets go of the buffer and its reservation. */
     byte[] take() {
       byte[] bytes = keep && buffer != null ? buffer.getBytes() : new byte[0];
-      buffer = null;
+      drop();
       return bytes;
+    }
+
+    /** Lets go of the buffer and gives its bytes back to the budget; idempotent. */
+    void drop() {
+      buffer = null;
+      budget.release(reserved);
+      reserved = 0;
+    }
+  }
+
+  private static void overBudget(HttpServerRequest request, ApiStyle style, BodyBudget budget) {
+    HttpServerResponse response = request.response();
+    if (response.ended() || response.closed()) {
+      return;
+    }
+    boolean http2 = request.version() == HttpVersion.HTTP_2;
+    if (!http2) {
+      response.putHeader("Connection", "close");
+    }
+    style.fail(
+        response,
+        HttpApiException.unavailable(
+            "the server is reading "
+                + budget.max()
+                + " bytes of request bodies already, its limit (max-buffered-request-bytes);"
+                + " retry later"));
+    if (!http2) {
+      request.connection().close();
     }
   }
 }
