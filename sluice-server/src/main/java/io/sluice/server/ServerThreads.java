@@ -50,6 +50,16 @@ final class ServerThreads implements AutoCloseable {
 
   private static final int HASHING_QUEUE = 64;
 
+  /** Writes client-fault lines off the event loops; lines beyond its queue are dropped. */
+  final ExecutorService faultLogWriter =
+      new ThreadPoolExecutor(
+          1,
+          1,
+          0,
+          TimeUnit.MILLISECONDS,
+          new ArrayBlockingQueue<>(256),
+          daemon("sluice-fault-log"));
+
   final Vertx vertx =
       Vertx.vertx(
           new VertxOptions()
@@ -63,11 +73,11 @@ final class ServerThreads implements AutoCloseable {
       await(vertx.close(), VERTX_CLOSE_TIMEOUT_SECONDS);
     } finally {
       for (ExecutorService executor :
-          new ExecutorService[] {pushThread, fanout, scheduler, hashing}) {
+          new ExecutorService[] {pushThread, fanout, scheduler, hashing, faultLogWriter}) {
         executor.shutdownNow();
       }
       for (ExecutorService executor :
-          new ExecutorService[] {pushThread, fanout, scheduler, hashing}) {
+          new ExecutorService[] {pushThread, fanout, scheduler, hashing, faultLogWriter}) {
         executor.awaitTermination(CLOSE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
       }
     }

@@ -20,6 +20,7 @@ import io.sluice.server.naming.NamingService;
 import io.sluice.server.naming.grpc.NamingGrpcHandlers;
 import io.sluice.server.naming.health.VertxHealthProbe;
 import io.sluice.server.naming.http.NamingHttpApi;
+import io.sluice.server.protocol.ClientFaultLog;
 import io.sluice.server.protocol.grpc.ConnectionRegistry;
 import io.sluice.server.protocol.grpc.GrpcServer;
 import io.sluice.server.protocol.grpc.IdleConnectionEjector;
@@ -149,6 +150,7 @@ public final class SluiceServer implements AutoCloseable {
         new AuthFeature(
             writes, clock, threads.hashing, options.authEnabled(), options.tokenTtl().toSeconds());
     warnAboutExposure(options);
+    ClientFaultLog faults = new ClientFaultLog(clock, threads.faultLogWriter);
 
     // The store opens its log and elects itself while the ports start. It closes before the
     // features: its final snapshot still reads them (and syncs config history).
@@ -171,7 +173,7 @@ public final class SluiceServer implements AutoCloseable {
             : replicator::isReady;
 
     GrpcPort grpc =
-        grpcPort(options, threads, clock, serving, config, naming, auth.service(), started);
+        grpcPort(options, threads, clock, serving, config, naming, auth.service(), faults, started);
     ConfigHttpApi configHttp =
         new ConfigHttpApi(config.service(), threads.vertx, clock, options.maxConnections());
     HttpApiServer httpApi =
@@ -185,6 +187,7 @@ public final class SluiceServer implements AutoCloseable {
                 options.maxHttpConnections(),
                 options.httpIdleTimeout(),
                 options.maxBufferedRequestBytes()),
+            faults,
             List.of(
                 configHttp,
                 new NamingHttpApi(naming.service(), serving, grpc.connections()::size),
@@ -286,6 +289,7 @@ public final class SluiceServer implements AutoCloseable {
       ConfigFeature config,
       NamingFeature naming,
       AuthService auth,
+      ClientFaultLog faults,
       Deque<AutoCloseable> started) {
     MessageCodec codec = new MessageCodec();
     RequestRouter router = new RequestRouter(codec);
@@ -307,6 +311,7 @@ public final class SluiceServer implements AutoCloseable {
             threads.eventLoops,
             maxMessageBytes(options),
             options.grpcHandshakeTimeout().toMillis(),
+            faults,
             connections,
             router,
             codec,

@@ -15,6 +15,7 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.sluice.server.clock.ServerClock;
+import io.sluice.server.protocol.ClientFaultLog;
 import io.sluice.server.protocol.grpc.ConnectionMessages.ConnectionSetupRequest;
 import io.sluice.server.protocol.grpc.ConnectionMessages.ErrorResponse;
 import io.sluice.server.protocol.grpc.ConnectionMessages.HealthCheckResponse;
@@ -62,6 +63,7 @@ public final class GrpcServer implements AutoCloseable {
    *
    * @param ready false while the server is starting: requests are then answered with error 300 and
    *     clients retry
+   * @param faults where clients' faults (refused connections) are noted, rate-limited
    * @param handshakeTimeoutMillis how long a new connection has to finish its HTTP/2 handshake
    * @param maxMessageBytes the largest message accepted; larger ones fail the call with
    *     RESOURCE_EXHAUSTED before any of it is decoded
@@ -72,6 +74,7 @@ public final class GrpcServer implements AutoCloseable {
       int eventLoops,
       int maxMessageBytes,
       long handshakeTimeoutMillis,
+      ClientFaultLog faults,
       ConnectionRegistry registry,
       RequestRouter router,
       MessageCodec codec,
@@ -87,7 +90,8 @@ public final class GrpcServer implements AutoCloseable {
             .build();
     ServerServiceDefinition streamService =
         ServerServiceDefinition.builder("BiRequestStream")
-            .addMethod(NacosGrpcMethods.BI_STREAM, new StreamCallHandler(registry, codec, clock))
+            .addMethod(
+                NacosGrpcMethods.BI_STREAM, new StreamCallHandler(registry, codec, clock, faults))
             .build();
     Server server =
         NettyServerBuilder.forAddress(new InetSocketAddress(host, port))
@@ -210,6 +214,11 @@ public final class GrpcServer implements AutoCloseable {
             call.close(Status.INTERNAL.withDescription("no request"), new Metadata());
             return;
           }
+          if (request.isMalformed()) {
+            call.close(
+                Status.INVALID_ARGUMENT.withDescription(request.malformedReason()), new Metadata());
+            return;
+          }
           respond(call, request);
         }
       };
@@ -270,11 +279,14 @@ public final class GrpcServer implements AutoCloseable {
     private final ConnectionRegistry registry;
     private final MessageCodec codec;
     private final ServerClock clock;
+    private final ClientFaultLog faults;
 
-    StreamCallHandler(ConnectionRegistry registry, MessageCodec codec, ServerClock clock) {
+    StreamCallHandler(
+        ConnectionRegistry registry, MessageCodec codec, ServerClock clock, ClientFaultLog faults) {
       this.registry = registry;
       this.codec = codec;
       this.clock = clock;
+      this.faults = faults;
     }
 
     @Override
@@ -304,6 +316,12 @@ public final class GrpcServer implements AutoCloseable {
         }
 
         private void setUp(Payload message) {
+          if (message.isMalformed()) {
+            refused = true;
+            call.close(
+                Status.INVALID_ARGUMENT.withDescription(message.malformedReason()), new Metadata());
+            return;
+          }
           if (!message.type().equals("ConnectionSetupRequest")) {
             refused = true;
             call.close(
@@ -343,8 +361,14 @@ public final class GrpcServer implements AutoCloseable {
           connection = registry.register(connectionId, remoteIp, remotePort, client, call);
           if (connection == null) {
             refused = true;
+            faults.note(
+                "gRPC connection refused",
+                remoteIp + ": " + registry.maxConnections() + " connections already (max)");
             call.close(
-                Status.RESOURCE_EXHAUSTED.withDescription("connection refused: server is full"),
+                Status.RESOURCE_EXHAUSTED.withDescription(
+                    "connection refused: the server has "
+                        + registry.maxConnections()
+                        + " connections, its limit"),
                 new Metadata());
             return;
           }

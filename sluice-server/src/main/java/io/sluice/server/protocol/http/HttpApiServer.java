@@ -1,9 +1,11 @@
 package io.sluice.server.protocol.http;
 
+import io.sluice.server.protocol.ClientFaultLog;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.HttpServerRequest;
 import io.vertx.ext.web.Router;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
@@ -38,6 +40,7 @@ public final class HttpApiServer implements AutoCloseable {
    * Starts the HTTP port with the probes and the given features' routes.
    *
    * @param port 0 for any free port ({@link #port()} tells which)
+   * @param faults where clients' faults the port sees are noted, rate-limited
    * @param limits bounds on connections, their silence and buffered request bodies
    * @param access checks every request of the features' routes once its parameters are read (the
    *     probes are not checked)
@@ -51,6 +54,7 @@ public final class HttpApiServer implements AutoCloseable {
       BooleanSupplier ready,
       HttpAccess access,
       HttpLimits limits,
+      ClientFaultLog faults,
       List<HttpRoutes> features) {
     Router router = Router.router(vertx);
     BodyBudget budget = new BodyBudget(limits.maxBufferedBodyBytes());
@@ -100,6 +104,16 @@ public final class HttpApiServer implements AutoCloseable {
                     // queue: some 5 KB less heap per connection, which held long-polls multiply.
                     .setStrictThreadMode(true))
             .connectionHandler(connections::opened)
+            // Broken connections and malformed requests are the client's fault: one short,
+            // rate-limited line each, off the event loop.
+            .exceptionHandler(fault -> faults.note("HTTP connection", fault))
+            .invalidRequestHandler(
+                request -> {
+                  faults.note(
+                      "malformed HTTP request",
+                      request.remoteAddress() + ": " + request.decoderResult().cause());
+                  HttpServerRequest.DEFAULT_INVALID_REQUEST_HANDLER.handle(request);
+                })
             .requestHandler(
                 request -> {
                   if (connections.refuses(request)) {
