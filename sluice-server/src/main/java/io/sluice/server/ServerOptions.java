@@ -31,6 +31,7 @@ public final class ServerOptions {
   public static final int DEFAULT_MAX_HTTP_CONNECTIONS = 20_000;
   public static final Duration DEFAULT_HTTP_IDLE_TIMEOUT = Duration.ofSeconds(120);
   public static final Duration DEFAULT_GRPC_HANDSHAKE_TIMEOUT = Duration.ofSeconds(10);
+  public static final long DEFAULT_MIN_FREE_DISK_BYTES = 64L * 1024 * 1024;
 
   /** A quarter of the heap for config content by default. */
   public static long defaultMaxConfigBytes() {
@@ -73,6 +74,7 @@ public final class ServerOptions {
   private final int maxHttpConnections;
   private final Duration httpIdleTimeout;
   private final Duration grpcHandshakeTimeout;
+  private final long minFreeDiskBytes;
 
   private ServerOptions(Builder builder) {
     this.bindAddress = builder.bindAddress;
@@ -96,6 +98,7 @@ public final class ServerOptions {
     this.maxHttpConnections = builder.maxHttpConnections;
     this.httpIdleTimeout = builder.httpIdleTimeout;
     this.grpcHandshakeTimeout = builder.grpcHandshakeTimeout;
+    this.minFreeDiskBytes = builder.minFreeDiskBytes;
   }
 
   public static Builder builder() {
@@ -245,6 +248,14 @@ public final class ServerOptions {
     return grpcHandshakeTimeout;
   }
 
+  /**
+   * Writes are refused (503, readiness failing with the reason) while the data directory's disk has
+   * less free space than this; they resume by themselves when space returns.
+   */
+  public long minFreeDiskBytes() {
+    return minFreeDiskBytes;
+  }
+
   @Override
   public String toString() {
     return "ServerOptions{bind="
@@ -286,8 +297,17 @@ public final class ServerOptions {
     private int maxHttpConnections = DEFAULT_MAX_HTTP_CONNECTIONS;
     private Duration httpIdleTimeout = DEFAULT_HTTP_IDLE_TIMEOUT;
     private Duration grpcHandshakeTimeout = DEFAULT_GRPC_HANDSHAKE_TIMEOUT;
+    private long minFreeDiskBytes = DEFAULT_MIN_FREE_DISK_BYTES;
 
     private Builder() {}
+
+    public Builder minFreeDiskBytes(long bytes) {
+      if (bytes < 0) {
+        throw new IllegalArgumentException("min free disk bytes must not be negative");
+      }
+      this.minFreeDiskBytes = bytes;
+      return this;
+    }
 
     public Builder maxConfigBytes(long bytes) {
       if (bytes < 1) {

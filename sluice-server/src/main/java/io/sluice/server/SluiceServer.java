@@ -29,6 +29,7 @@ import io.sluice.server.protocol.grpc.RequestRouter;
 import io.sluice.server.protocol.http.HttpAccess;
 import io.sluice.server.protocol.http.HttpApiServer;
 import io.sluice.server.protocol.http.HttpLimits;
+import io.sluice.server.protocol.http.Readiness;
 import io.sluice.server.replication.ReplicationOptions;
 import io.sluice.server.replication.ReplicationPeer;
 import io.sluice.server.replication.ReplicatorFactory;
@@ -140,7 +141,10 @@ public final class SluiceServer implements AutoCloseable {
     ServerThreads threads = new ServerThreads();
     started.push(threads);
     StartingReplicator replicator = new StartingReplicator();
-    ReplicatedWrites writes = new ReplicatedWrites(replicator);
+    DiskSpaceGuard disk =
+        new DiskSpaceGuard(options.dataDir(), options.minFreeDiskBytes(), threads.scheduler);
+    started.push(disk);
+    ReplicatedWrites writes = new ReplicatedWrites(replicator, disk);
 
     ConfigFeature config = config(options, threads, writes, clock, started);
     NamingFeature naming = naming(options, threads, writes, clock, started);
@@ -172,6 +176,8 @@ public final class SluiceServer implements AutoCloseable {
             ? () -> replicator.isReady() && auth.service().hasKey()
             : replicator::isReady;
 
+    Readiness readiness = () -> whyNotReady(serving, replicator, disk, writes);
+
     GrpcPort grpc =
         grpcPort(options, threads, clock, serving, config, naming, auth.service(), faults, started);
     ConfigHttpApi configHttp =
@@ -181,7 +187,7 @@ public final class SluiceServer implements AutoCloseable {
             threads.vertx,
             options.bindAddress(),
             options.httpPort(),
-            serving,
+            readiness,
             auth.service().enabled() ? new HttpAccessRules(auth.service()) : HttpAccess.OPEN,
             new HttpLimits(
                 options.maxHttpConnections(),
@@ -232,6 +238,29 @@ public final class SluiceServer implements AutoCloseable {
               + " the ports can read and change every config and instance",
           options.bindAddress());
     }
+  }
+
+  /**
+   * What readiness answers: null when the server serves; otherwise why not (starting, the store
+   * failed to start, the disk nearly full, the store's last write failed).
+   */
+  private static String whyNotReady(
+      BooleanSupplier serving,
+      StartingReplicator replicator,
+      DiskSpaceGuard disk,
+      ReplicatedWrites writes) {
+    if (!serving.getAsBoolean()) {
+      Throwable failure = replicator.failure();
+      return failure == null
+          ? "server is starting"
+          : "the store failed to start: " + failure.getMessage();
+    }
+    String refusal = disk.refusal();
+    if (refusal != null) {
+      return refusal;
+    }
+    String failed = writes.lastStoreFailure();
+    return failed == null ? null : "the store could not commit its last write: " + failed;
   }
 
   /** The config center, its history purged on the scheduler. */

@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.BooleanSupplier;
 
 /**
  * The HTTP port: Nacos's Open API under {@code /nacos} and, later, the console. Handlers run on the
@@ -51,7 +50,7 @@ public final class HttpApiServer implements AutoCloseable {
       Vertx vertx,
       String bindAddress,
       int port,
-      BooleanSupplier ready,
+      Readiness readiness,
       HttpAccess access,
       HttpLimits limits,
       ClientFaultLog faults,
@@ -68,7 +67,7 @@ public final class HttpApiServer implements AutoCloseable {
               ctx.put(RequestParams.BUDGET, budget);
               ctx.next();
             });
-    HealthRoutes.mount(router, ready);
+    HealthRoutes.mount(router, readiness);
     for (HttpRoutes feature : features) {
       feature.mount(router);
     }
