@@ -1,9 +1,11 @@
 package io.sluice.server;
 
+import io.sluice.server.naming.health.HealthCheckTargets;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -75,6 +77,7 @@ public final class ServerOptions {
   private final Duration httpIdleTimeout;
   private final Duration grpcHandshakeTimeout;
   private final long minFreeDiskBytes;
+  private final HealthCheckTargets healthCheckTargets;
 
   private ServerOptions(Builder builder) {
     this.bindAddress = builder.bindAddress;
@@ -99,6 +102,7 @@ public final class ServerOptions {
     this.httpIdleTimeout = builder.httpIdleTimeout;
     this.grpcHandshakeTimeout = builder.grpcHandshakeTimeout;
     this.minFreeDiskBytes = builder.minFreeDiskBytes;
+    this.healthCheckTargets = builder.healthCheckTargets;
   }
 
   public static Builder builder() {
@@ -256,6 +260,14 @@ public final class ServerOptions {
     return minFreeDiskBytes;
   }
 
+  /**
+   * Where health checks of persistent instances may go (default: any address and port, no query
+   * strings in HTTP check paths); an instance outside is never probed and stays unhealthy.
+   */
+  public HealthCheckTargets healthCheckTargets() {
+    return healthCheckTargets;
+  }
+
   @Override
   public String toString() {
     return "ServerOptions{bind="
@@ -298,8 +310,20 @@ public final class ServerOptions {
     private Duration httpIdleTimeout = DEFAULT_HTTP_IDLE_TIMEOUT;
     private Duration grpcHandshakeTimeout = DEFAULT_GRPC_HANDSHAKE_TIMEOUT;
     private long minFreeDiskBytes = DEFAULT_MIN_FREE_DISK_BYTES;
+    private HealthCheckTargets healthCheckTargets = HealthCheckTargets.ANY;
 
     private Builder() {}
+
+    /**
+     * Restricts health checks to these CIDRs ({@code 10.0.0.0/8}) and port ranges ({@code
+     * 80,8000-8999}); {@code queryAllowed} lets HTTP check paths carry a query string.
+     *
+     * @throws IllegalArgumentException for a malformed CIDR or range
+     */
+    public Builder healthCheckTargets(List<String> cidrs, String ports, boolean queryAllowed) {
+      this.healthCheckTargets = HealthCheckTargets.parse(cidrs, ports, queryAllowed);
+      return this;
+    }
 
     public Builder minFreeDiskBytes(long bytes) {
       if (bytes < 0) {

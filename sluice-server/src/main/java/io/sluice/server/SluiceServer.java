@@ -18,6 +18,7 @@ import io.sluice.server.namespace.http.NamespaceRoutes;
 import io.sluice.server.naming.NamingFeature;
 import io.sluice.server.naming.NamingService;
 import io.sluice.server.naming.grpc.NamingGrpcHandlers;
+import io.sluice.server.naming.health.RestrictedHealthProbe;
 import io.sluice.server.naming.health.VertxHealthProbe;
 import io.sluice.server.naming.http.NamingHttpApi;
 import io.sluice.server.protocol.ClientFaultLog;
@@ -303,7 +304,7 @@ public final class SluiceServer implements AutoCloseable {
             threads.pushThread,
             options.pushDelay().toMillis(),
             options.maxConnections(),
-            probe);
+            new RestrictedHealthProbe(probe, options.healthCheckTargets()));
     started.push(naming);
     naming.start(threads.scheduler, options.healthCheckInterval().toMillis());
     return naming;
