@@ -6,10 +6,12 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -17,6 +19,7 @@ import picocli.CommandLine.Option;
 @Command(
     name = "server",
     mixinStandardHelpOptions = true,
+    usageHelpWidth = 100,
     versionProvider = SluiceVersion.class,
     description = {
       "Starts sluice-server in the foreground: standalone, data on local disk.",
@@ -58,8 +61,58 @@ final class ServerCommand implements Callable<Integer> {
           "Serve without auth even when bound beyond loopback (logged loudly at every start).")
   boolean insecureNoAuth;
 
+  @Option(
+      names = "--max-config-bytes",
+      paramLabel = "BYTES",
+      description =
+          "Total config content the server holds, counted in characters (default: a quarter of"
+              + " the heap); publishes beyond are refused 503.")
+  Long maxConfigBytes;
+
+  @Option(
+      names = "--max-buffered-request-bytes",
+      paramLabel = "BYTES",
+      description =
+          "Request-body bytes buffered at once across all HTTP requests (default: an eighth of"
+              + " the heap); requests beyond are refused 503.")
+  Long maxBufferedRequestBytes;
+
+  @Option(
+      names = "--max-http-connections",
+      paramLabel = "N",
+      description = "Open HTTP connections; beyond, a request is answered 503 (default: 20000).")
+  Integer maxHttpConnections;
+
+  @Option(
+      names = "--min-free-disk-bytes",
+      paramLabel = "BYTES",
+      description =
+          "Writes are refused while the data directory's disk has less free space (default:"
+              + " 64 MiB); they resume by themselves.")
+  Long minFreeDiskBytes;
+
+  @Option(
+      names = "--health-check-cidrs",
+      paramLabel = "CIDR",
+      split = ",",
+      description =
+          "Networks persistent instances' health checks may reach, e.g. 10.0.0.0/8 (default:"
+              + " any).")
+  List<String> healthCheckCidrs;
+
+  @Option(
+      names = "--health-check-ports",
+      paramLabel = "RANGES",
+      description = "Ports health checks may reach, e.g. 80,8000-8999 (default: 1-65535).")
+  String healthCheckPorts;
+
+  @Option(
+      names = "--health-check-allow-query",
+      description = "Let HTTP health check paths carry a query string (refused by default).")
+  boolean healthCheckAllowQuery;
+
   /** The environment, read through here so tests can give their own. */
-  java.util.function.Function<String, String> environment = System::getenv;
+  Function<String, String> environment = System::getenv;
 
   @Override
   public Integer call() throws InterruptedException {
@@ -68,8 +121,27 @@ final class ServerCommand implements Callable<Integer> {
       if (auth && insecureNoAuth) {
         throw new IllegalArgumentException("--auth and --insecure-no-auth contradict each other");
       }
+      ServerOptions.Builder builder = ServerOptions.builder();
+      if (maxConfigBytes != null) {
+        builder.maxConfigBytes(maxConfigBytes);
+      }
+      if (maxBufferedRequestBytes != null) {
+        builder.maxBufferedRequestBytes(maxBufferedRequestBytes);
+      }
+      if (maxHttpConnections != null) {
+        builder.maxHttpConnections(maxHttpConnections);
+      }
+      if (minFreeDiskBytes != null) {
+        builder.minFreeDiskBytes(minFreeDiskBytes);
+      }
+      if (healthCheckCidrs != null || healthCheckPorts != null || healthCheckAllowQuery) {
+        builder.healthCheckTargets(
+            healthCheckCidrs == null ? List.of("0.0.0.0/0", "::/0") : healthCheckCidrs,
+            healthCheckPorts == null ? "1-65535" : healthCheckPorts,
+            healthCheckAllowQuery);
+      }
       options =
-          ServerOptions.builder()
+          builder
               .httpPort(port)
               .bindAddress(bind)
               .dataDir(dataDir)
