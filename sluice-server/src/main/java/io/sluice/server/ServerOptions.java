@@ -3,6 +3,7 @@ package io.sluice.server;
 import io.sluice.server.naming.health.HealthCheckTargets;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -78,6 +79,8 @@ public final class ServerOptions {
   private final Duration grpcHandshakeTimeout;
   private final long minFreeDiskBytes;
   private final HealthCheckTargets healthCheckTargets;
+  private final Path tlsCertificate;
+  private final Path tlsPrivateKey;
 
   private ServerOptions(Builder builder) {
     this.bindAddress = builder.bindAddress;
@@ -103,6 +106,8 @@ public final class ServerOptions {
     this.grpcHandshakeTimeout = builder.grpcHandshakeTimeout;
     this.minFreeDiskBytes = builder.minFreeDiskBytes;
     this.healthCheckTargets = builder.healthCheckTargets;
+    this.tlsCertificate = builder.tlsCertificate;
+    this.tlsPrivateKey = builder.tlsPrivateKey;
   }
 
   public static Builder builder() {
@@ -268,6 +273,21 @@ public final class ServerOptions {
     return healthCheckTargets;
   }
 
+  /** Whether the HTTP and gRPC ports speak TLS (a certificate and key were given). */
+  public boolean tls() {
+    return tlsCertificate != null;
+  }
+
+  /** The PEM certificate (chain) both ports present, or null without TLS. */
+  public Path tlsCertificate() {
+    return tlsCertificate;
+  }
+
+  /** The PEM private key (PKCS#8) of {@link #tlsCertificate()}, or null without TLS. */
+  public Path tlsPrivateKey() {
+    return tlsPrivateKey;
+  }
+
   @Override
   public String toString() {
     return "ServerOptions{bind="
@@ -282,6 +302,8 @@ public final class ServerOptions {
         + maxContentBytes
         + ", historyRetention="
         + historyRetention
+        + ", tls="
+        + tls()
         + ", auth="
         + (authEnabled() ? "on" : "off")
         + '}';
@@ -311,8 +333,26 @@ public final class ServerOptions {
     private Duration grpcHandshakeTimeout = DEFAULT_GRPC_HANDSHAKE_TIMEOUT;
     private long minFreeDiskBytes = DEFAULT_MIN_FREE_DISK_BYTES;
     private HealthCheckTargets healthCheckTargets = HealthCheckTargets.ANY;
+    private Path tlsCertificate;
+    private Path tlsPrivateKey;
 
     private Builder() {}
+
+    /**
+     * Serves HTTP and gRPC over TLS with this PEM certificate (chain) and PEM private key.
+     *
+     * @throws IllegalArgumentException when either file is not readable
+     */
+    public Builder tls(Path certificate, Path privateKey) {
+      for (Path file : new Path[] {certificate, privateKey}) {
+        if (file == null || !Files.isReadable(file)) {
+          throw new IllegalArgumentException("TLS file " + file + " is not readable");
+        }
+      }
+      this.tlsCertificate = certificate;
+      this.tlsPrivateKey = privateKey;
+      return this;
+    }
 
     /**
      * Restricts health checks to these CIDRs ({@code 10.0.0.0/8}) and port ranges ({@code

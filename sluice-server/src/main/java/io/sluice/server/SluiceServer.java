@@ -195,6 +195,8 @@ public final class SluiceServer implements AutoCloseable {
                 options.httpIdleTimeout(),
                 options.maxBufferedRequestBytes()),
             faults,
+            options.tlsCertificate(),
+            options.tlsPrivateKey(),
             List.of(
                 configHttp,
                 new NamingHttpApi(naming.service(), serving, grpc.connections()::size),
@@ -342,6 +344,8 @@ public final class SluiceServer implements AutoCloseable {
             maxMessageBytes(options),
             options.grpcHandshakeTimeout().toMillis(),
             faults,
+            options.tlsCertificate(),
+            options.tlsPrivateKey(),
             connections,
             router,
             codec,
@@ -443,7 +447,7 @@ public final class SluiceServer implements AutoCloseable {
   }
 
   public String httpAddress() {
-    return "http://" + options.bindAddress() + ":" + httpPort();
+    return (options.tls() ? "https://" : "http://") + options.bindAddress() + ":" + httpPort();
   }
 
   @Override

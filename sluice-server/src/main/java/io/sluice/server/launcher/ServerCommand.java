@@ -111,6 +111,19 @@ final class ServerCommand implements Callable<Integer> {
       description = "Let HTTP health check paths carry a query string (refused by default).")
   boolean healthCheckAllowQuery;
 
+  @Option(
+      names = "--tls-cert",
+      paramLabel = "PEM",
+      description =
+          "Serve HTTP and gRPC over TLS with this PEM certificate (chain); needs --tls-key.")
+  Path tlsCert;
+
+  @Option(
+      names = "--tls-key",
+      paramLabel = "PEM",
+      description = "The PEM (PKCS#8) private key of --tls-cert.")
+  Path tlsKey;
+
   /** The environment, read through here so tests can give their own. */
   Function<String, String> environment = System::getenv;
 
@@ -130,6 +143,12 @@ final class ServerCommand implements Callable<Integer> {
       }
       if (maxHttpConnections != null) {
         builder.maxHttpConnections(maxHttpConnections);
+      }
+      if (tlsCert != null || tlsKey != null) {
+        if (tlsCert == null || tlsKey == null) {
+          throw new IllegalArgumentException("--tls-cert and --tls-key go together");
+        }
+        builder.tls(tlsCert, tlsKey);
       }
       if (minFreeDiskBytes != null) {
         builder.minFreeDiskBytes(minFreeDiskBytes);
@@ -204,11 +223,12 @@ final class ServerCommand implements Callable<Integer> {
                         Duration.between(start, Instant.now()).toMillis() / 1000.0))
             .orElse("");
     out.printf(
-        "sluice server ready%s: HTTP %s/nacos, gRPC %s:%d, data %s, auth %s%n",
+        "sluice server ready%s: HTTP %s/nacos, gRPC %s:%d%s, data %s, auth %s%n",
         since,
         server.httpAddress(),
         options.bindAddress(),
         server.httpPort() + ServerOptions.GRPC_PORT_OFFSET,
+        options.tls() ? " (TLS)" : "",
         options.dataDir().toAbsolutePath().normalize(),
         options.authEnabled() ? "on" : "off");
     out.flush();

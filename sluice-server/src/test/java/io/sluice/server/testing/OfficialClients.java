@@ -83,6 +83,15 @@ public final class OfficialClients implements AutoCloseable {
     return client;
   }
 
+  /** A config client with properties of the test's own (TLS settings) added. */
+  public ConfigService configService(Properties extra) throws NacosException {
+    Properties properties = properties(null);
+    properties.putAll(extra);
+    ConfigService client = NacosFactory.createConfigService(properties);
+    open.add(client);
+    return client;
+  }
+
   private static Properties credentials(Properties properties, String username, String password) {
     properties.put(PropertyKeyConst.USERNAME, username);
     properties.put(PropertyKeyConst.PASSWORD, password);

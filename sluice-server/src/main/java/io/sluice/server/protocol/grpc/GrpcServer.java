@@ -9,6 +9,7 @@ import io.grpc.ServerCallHandler;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.ServerTransportFilter;
 import io.grpc.Status;
+import io.grpc.netty.GrpcSslContexts;
 import io.grpc.netty.NettyServerBuilder;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -25,9 +26,11 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -63,6 +66,8 @@ public final class GrpcServer implements AutoCloseable {
    *
    * @param ready false while the server is starting: requests are then answered with error 300 and
    *     clients retry
+   * @param tlsCertificate the PEM certificate to serve TLS with, or null for plaintext
+   * @param tlsPrivateKey its PEM (PKCS#8) private key
    * @param faults where clients' faults (refused connections) are noted, rate-limited
    * @param handshakeTimeoutMillis how long a new connection has to finish its HTTP/2 handshake
    * @param maxMessageBytes the largest message accepted; larger ones fail the call with
@@ -75,6 +80,8 @@ public final class GrpcServer implements AutoCloseable {
       int maxMessageBytes,
       long handshakeTimeoutMillis,
       ClientFaultLog faults,
+      Path tlsCertificate,
+      Path tlsPrivateKey,
       ConnectionRegistry registry,
       RequestRouter router,
       MessageCodec codec,
@@ -93,8 +100,20 @@ public final class GrpcServer implements AutoCloseable {
             .addMethod(
                 NacosGrpcMethods.BI_STREAM, new StreamCallHandler(registry, codec, clock, faults))
             .build();
+    NettyServerBuilder builder = NettyServerBuilder.forAddress(new InetSocketAddress(host, port));
+    if (tlsCertificate != null) {
+      try {
+        builder.sslContext(
+            GrpcSslContexts.forServer(tlsCertificate.toFile(), tlsPrivateKey.toFile()).build());
+      } catch (SSLException | IllegalArgumentException e) {
+        boss.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+        workers.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+        throw new IllegalArgumentException(
+            "cannot use TLS certificate " + tlsCertificate + " and key " + tlsPrivateKey, e);
+      }
+    }
     Server server =
-        NettyServerBuilder.forAddress(new InetSocketAddress(host, port))
+        builder
             .channelType(NioServerSocketChannel.class)
             .bossEventLoopGroup(boss)
             .workerEventLoopGroup(workers)

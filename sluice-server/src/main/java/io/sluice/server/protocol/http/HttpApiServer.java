@@ -6,7 +6,9 @@ import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.net.PemKeyCertOptions;
 import io.vertx.ext.web.Router;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -39,6 +41,8 @@ public final class HttpApiServer implements AutoCloseable {
    * Starts the HTTP port with the probes and the given features' routes.
    *
    * @param port 0 for any free port ({@link #port()} tells which)
+   * @param tlsCertificate the PEM certificate to serve HTTPS with, or null for plain HTTP
+   * @param tlsPrivateKey its PEM private key
    * @param faults where clients' faults the port sees are noted, rate-limited
    * @param limits bounds on connections, their silence and buffered request bodies
    * @param access checks every request of the features' routes once its parameters are read (the
@@ -54,6 +58,8 @@ public final class HttpApiServer implements AutoCloseable {
       HttpAccess access,
       HttpLimits limits,
       ClientFaultLog faults,
+      Path tlsCertificate,
+      Path tlsPrivateKey,
       List<HttpRoutes> features) {
     Router router = Router.router(vertx);
     BodyBudget budget = new BodyBudget(limits.maxBufferedBodyBytes());
@@ -90,18 +96,24 @@ public final class HttpApiServer implements AutoCloseable {
     HttpServer server =
         vertx
             .createHttpServer(
-                new HttpServerOptions()
-                    .setHost(bindAddress)
-                    .setPort(port)
-                    .setTcpNoDelay(true)
-                    .setMaxInitialLineLength(MAX_INITIAL_LINE_BYTES)
-                    .setMaxHeaderSize(MAX_HEADER_BYTES)
-                    .setIdleTimeout((int) limits.idleTimeout().toMillis())
-                    .setIdleTimeoutUnit(TimeUnit.MILLISECONDS)
-                    // Every handler answers on its connection's event loop (replies that complete
-                    // elsewhere hop back first), so connections can skip their thread-safe write
-                    // queue: some 5 KB less heap per connection, which held long-polls multiply.
-                    .setStrictThreadMode(true))
+                withTls(
+                    new HttpServerOptions()
+                        .setHost(bindAddress)
+                        .setPort(port)
+                        .setTcpNoDelay(true)
+                        .setMaxInitialLineLength(MAX_INITIAL_LINE_BYTES)
+                        .setMaxHeaderSize(MAX_HEADER_BYTES)
+                        .setIdleTimeout((int) limits.idleTimeout().toMillis())
+                        .setIdleTimeoutUnit(TimeUnit.MILLISECONDS)
+                        // Every handler answers on its connection's event loop (replies that
+                        // complete
+                        // elsewhere hop back first), so connections can skip their thread-safe
+                        // write
+                        // queue: some 5 KB less heap per connection, which held long-polls
+                        // multiply.
+                        .setStrictThreadMode(true),
+                    tlsCertificate,
+                    tlsPrivateKey))
             .connectionHandler(connections::opened)
             // Broken connections and malformed requests are the client's fault: one short,
             // rate-limited line each, off the event loop.
@@ -127,6 +139,17 @@ public final class HttpApiServer implements AutoCloseable {
                 });
     await(server.listen());
     return new HttpApiServer(server);
+  }
+
+  /** The options, serving TLS with the certificate and key when a certificate is given. */
+  private static HttpServerOptions withTls(HttpServerOptions options, Path certificate, Path key) {
+    if (certificate == null) {
+      return options;
+    }
+    return options
+        .setSsl(true)
+        .setKeyCertOptions(
+            new PemKeyCertOptions().setCertPath(certificate.toString()).setKeyPath(key.toString()));
   }
 
   public int port() {
