@@ -41,6 +41,11 @@ public final class ServerOptions {
     return Runtime.getRuntime().maxMemory() / 4;
   }
 
+  /** An eighth of the heap for the metadata of ephemeral instances by default. */
+  public static long defaultMaxInstanceMetadataBytes() {
+    return Runtime.getRuntime().maxMemory() / 8;
+  }
+
   /** An eighth of the heap for request bodies being read at once by default. */
   public static long defaultMaxBufferedRequestBytes() {
     return Runtime.getRuntime().maxMemory() / 8;
@@ -73,6 +78,7 @@ public final class ServerOptions {
   private final String initialAdminPassword;
   private final Duration tokenTtl;
   private final long maxConfigBytes;
+  private final long maxInstanceMetadataBytes;
   private final long maxBufferedRequestBytes;
   private final int maxHttpConnections;
   private final Duration httpIdleTimeout;
@@ -100,6 +106,7 @@ public final class ServerOptions {
     this.initialAdminPassword = builder.initialAdminPassword;
     this.tokenTtl = builder.tokenTtl;
     this.maxConfigBytes = builder.maxConfigBytes;
+    this.maxInstanceMetadataBytes = builder.maxInstanceMetadataBytes;
     this.maxBufferedRequestBytes = builder.maxBufferedRequestBytes;
     this.maxHttpConnections = builder.maxHttpConnections;
     this.httpIdleTimeout = builder.httpIdleTimeout;
@@ -232,6 +239,14 @@ public final class ServerOptions {
   }
 
   /**
+   * The most metadata (keys and values, in characters) all ephemeral instances may hold together;
+   * registrations beyond are refused. Default: an eighth of the heap.
+   */
+  public long maxInstanceMetadataBytes() {
+    return maxInstanceMetadataBytes;
+  }
+
+  /**
    * The most request-body bytes the HTTP port buffers at once across all requests being read;
    * beyond, a request is refused 503. Default: an eighth of the heap.
    */
@@ -327,6 +342,7 @@ public final class ServerOptions {
     private String initialAdminPassword;
     private Duration tokenTtl = DEFAULT_TOKEN_TTL;
     private long maxConfigBytes = defaultMaxConfigBytes();
+    private long maxInstanceMetadataBytes = defaultMaxInstanceMetadataBytes();
     private long maxBufferedRequestBytes = defaultMaxBufferedRequestBytes();
     private int maxHttpConnections = DEFAULT_MAX_HTTP_CONNECTIONS;
     private Duration httpIdleTimeout = DEFAULT_HTTP_IDLE_TIMEOUT;
@@ -378,6 +394,14 @@ public final class ServerOptions {
         throw new IllegalArgumentException("max config bytes must be positive, was " + bytes);
       }
       this.maxConfigBytes = bytes;
+      return this;
+    }
+
+    public Builder maxInstanceMetadataBytes(long bytes) {
+      if (bytes < 1) {
+        throw new IllegalArgumentException("max instance metadata bytes must be positive");
+      }
+      this.maxInstanceMetadataBytes = bytes;
       return this;
     }
 

@@ -306,7 +306,8 @@ public final class SluiceServer implements AutoCloseable {
             threads.pushThread,
             options.pushDelay().toMillis(),
             options.maxConnections(),
-            new RestrictedHealthProbe(probe, options.healthCheckTargets()));
+            new RestrictedHealthProbe(probe, options.healthCheckTargets()),
+            options.maxInstanceMetadataBytes());
     started.push(naming);
     naming.start(threads.scheduler, options.healthCheckInterval().toMillis());
     return naming;

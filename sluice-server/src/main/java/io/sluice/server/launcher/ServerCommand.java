@@ -70,6 +70,14 @@ final class ServerCommand implements Callable<Integer> {
   Long maxConfigBytes;
 
   @Option(
+      names = "--max-instance-metadata-bytes",
+      paramLabel = "BYTES",
+      description =
+          "Total metadata of ephemeral instances, counted in characters (default: an eighth of"
+              + " the heap); registrations beyond are refused 503.")
+  Long maxInstanceMetadataBytes;
+
+  @Option(
       names = "--max-buffered-request-bytes",
       paramLabel = "BYTES",
       description =
@@ -137,6 +145,9 @@ final class ServerCommand implements Callable<Integer> {
       ServerOptions.Builder builder = ServerOptions.builder();
       if (maxConfigBytes != null) {
         builder.maxConfigBytes(maxConfigBytes);
+      }
+      if (maxInstanceMetadataBytes != null) {
+        builder.maxInstanceMetadataBytes(maxInstanceMetadataBytes);
       }
       if (maxBufferedRequestBytes != null) {
         builder.maxBufferedRequestBytes(maxBufferedRequestBytes);

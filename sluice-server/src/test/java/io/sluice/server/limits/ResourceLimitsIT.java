@@ -32,6 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ResourceLimitsIT {
   private static final long MAX_CONFIG_CHARS = 10_000;
   private static final long MAX_BUFFERED = 64 * 1024;
+  private static final long MAX_METADATA_CHARS = 3_000;
   private static final int MAX_HTTP_CONNECTIONS = 8;
 
   @TempDir static Path dataDir;
@@ -47,6 +48,7 @@ class ResourceLimitsIT {
                 .httpPort(FreePorts.httpPortWithFreeGrpcPort())
                 .dataDir(dataDir)
                 .maxConfigBytes(MAX_CONFIG_CHARS)
+                .maxInstanceMetadataBytes(MAX_METADATA_CHARS)
                 .maxBufferedRequestBytes(MAX_BUFFERED)
                 .maxHttpConnections(MAX_HTTP_CONNECTIONS)
                 .httpIdleTimeout(Duration.ofSeconds(1))
@@ -84,6 +86,35 @@ class ResourceLimitsIT {
     assertThat(publish("cap-b", "b".repeat(6_000)).statusCode()).isEqualTo(200);
     http.delete("/nacos/v1/cs/configs", params("dataId", "cap-a", "group", "DEFAULT_GROUP"));
     http.delete("/nacos/v1/cs/configs", params("dataId", "cap-b", "group", "DEFAULT_GROUP"));
+  }
+
+  private HttpResponse<String> register(String service, int port, String method) throws Exception {
+    var params =
+        params(
+            "serviceName",
+            service,
+            "ip",
+            "127.0.0.1",
+            "port",
+            String.valueOf(port),
+            "metadata",
+            "{\"blob\":\"" + "m".repeat(2_000) + "\"}");
+    return method.equals("POST")
+        ? http.post("/nacos/v1/ns/instance", params)
+        : http.delete("/nacos/v1/ns/instance", params);
+  }
+
+  @Test
+  void instanceMetadataStopsGrowingAtItsTotalCapAndDeregisteringMakesRoom() throws Exception {
+    assertThat(register("meta-a", 7001, "POST").statusCode()).isEqualTo(200);
+
+    HttpResponse<String> refused = register("meta-b", 7002, "POST");
+
+    assertThat(refused.statusCode()).isEqualTo(503);
+    assertThat(refused.body()).contains("max-instance-metadata-bytes");
+    assertThat(register("meta-a", 7001, "DELETE").statusCode()).isEqualTo(200);
+    assertThat(register("meta-b", 7002, "POST").statusCode()).isEqualTo(200);
+    assertThat(register("meta-b", 7002, "DELETE").statusCode()).isEqualTo(200);
   }
 
   @Test
