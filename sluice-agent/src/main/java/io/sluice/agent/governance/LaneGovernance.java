@@ -23,30 +23,26 @@ public final class LaneGovernance {
   private final String instanceLane;
   private final AgentLog log;
   private final LaneRouter<Object> router = new LaneRouter<>(ServiceInstanceTags::tagOf);
+  private final RequestReaders readers;
   private final LoadBalancerCaches loadBalancerCaches;
-  private final ClassValue<RequestReader<Object>> servletReaders =
-      new ClassValue<>() {
-        @Override
-        protected RequestReader<Object> computeValue(Class<?> type) {
-          return ServletRequestReader.forClass(type);
-        }
-      };
-  private final ClassValue<RequestReader<Object>> reactiveReaders =
-      new ClassValue<>() {
-        @Override
-        protected RequestReader<Object> computeValue(Class<?> type) {
-          return ReactiveRequestReader.forClass(type);
-        }
-      };
   private volatile Lanes lanes = Lanes.NONE;
 
   /**
    * @param instanceLane this instance's lane from the agent's configuration, or null for base
    */
   public LaneGovernance(String instanceLane, AgentLog log) {
+    this(instanceLane, new RequestReaders(), log);
+  }
+
+  LaneGovernance(String instanceLane, RequestReaders readers, AgentLog log) {
     this.instanceLane = instanceLane;
+    this.readers = readers;
     this.log = log;
     this.loadBalancerCaches = new LoadBalancerCaches(log);
+  }
+
+  RequestReaders readers() {
+    return readers;
   }
 
   /** Replaces the lanes in force; an invalid document changes nothing. */
@@ -70,10 +66,7 @@ public final class LaneGovernance {
     if (!current.hasEntryRules() || request == null) {
       return null;
     }
-    RequestReader<Object> reader =
-        kind == GovernanceHooks.SERVLET_REQUEST
-            ? servletReaders.get(request.getClass())
-            : reactiveReaders.get(request.getClass());
+    RequestReader<Object> reader = readers.reader(request, kind);
     if (reader == null) {
       return null;
     }
