@@ -20,6 +20,7 @@ import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
@@ -267,25 +268,23 @@ public final class AuthService {
   }
 
   public CompletableFuture<AuthOutcome> createUser(String username, String password) {
-    try {
-      checkName("username", username);
-      checkPassword(password);
-    } catch (AuthException invalid) {
-      return CompletableFuture.failedFuture(invalid);
-    }
-    return onHashing(() -> hasher.hash(password))
-        .thenCompose(hash -> submit(new CreateUser(username, hash)));
+    return withHash(username, password, hash -> new CreateUser(username, hash));
   }
 
   public CompletableFuture<AuthOutcome> setPassword(String username, String password) {
+    return withHash(username, password, hash -> new SetPassword(username, hash));
+  }
+
+  /** Checks the name and password, hashes it off the event loop, and submits the command. */
+  private CompletableFuture<AuthOutcome> withHash(
+      String username, String password, Function<String, AuthCommand> command) {
     try {
       checkName("username", username);
       checkPassword(password);
     } catch (AuthException invalid) {
       return CompletableFuture.failedFuture(invalid);
     }
-    return onHashing(() -> hasher.hash(password))
-        .thenCompose(hash -> submit(new SetPassword(username, hash)));
+    return onHashing(() -> hasher.hash(password)).thenCompose(hash -> submit(command.apply(hash)));
   }
 
   public CompletableFuture<AuthOutcome> deleteUser(String username) {

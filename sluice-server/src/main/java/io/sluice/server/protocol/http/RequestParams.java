@@ -175,27 +175,46 @@ public final class RequestParams {
 
   private static void tooLarge(
       HttpServerRequest request, ApiStyle style, long bytes, long maxBodyBytes) {
-    HttpServerResponse response = request.response();
-    if (response.ended() || response.closed()) {
-      return;
-    }
-    boolean http2 = request.version() == HttpVersion.HTTP_2;
-    if (!http2) {
-      // HTTP/1 cannot skip the rest of the body: the connection closes once the answer is out.
-      response.putHeader("Connection", "close");
-    }
-    style.fail(
-        response,
+    refuseMidBody(
+        request,
+        style,
         HttpApiException.tooLarge(
             "request body of "
                 + (bytes < 0 ? "more than " + maxBodyBytes : bytes)
                 + " bytes exceeds the limit of "
                 + maxBodyBytes
                 + " bytes"));
+  }
+
+  private static void overBudget(HttpServerRequest request, ApiStyle style, BodyBudget budget) {
+    refuseMidBody(
+        request,
+        style,
+        HttpApiException.unavailable(
+            "the server is reading "
+                + budget.max()
+                + " bytes of request bodies already, its limit (max-buffered-request-bytes);"
+                + " retry later"));
+  }
+
+  /**
+   * Answers a request whose body is still arriving. HTTP/1 cannot skip the rest of the body, so its
+   * connection closes once the answer is out; HTTP/2 ends just this stream.
+   */
+  private static void refuseMidBody(
+      HttpServerRequest request, ApiStyle style, HttpApiException error) {
+    HttpServerResponse response = request.response();
+    if (response.ended() || response.closed()) {
+      return;
+    }
+    boolean http2 = request.version() == HttpVersion.HTTP_2;
+    if (!http2) {
+      response.putHeader("Connection", "close");
+    }
+    style.fail(response, error);
     if (!http2) {
       request.connection().close();
     }
-    // HTTP/2 ends just this stream; the other streams of the connection go on.
   }
 
   private static long declaredLength(HttpServerRequest request) {
@@ -276,27 +295,6 @@ public final class RequestParams {
       buffer = null;
       budget.release(reserved);
       reserved = 0;
-    }
-  }
-
-  private static void overBudget(HttpServerRequest request, ApiStyle style, BodyBudget budget) {
-    HttpServerResponse response = request.response();
-    if (response.ended() || response.closed()) {
-      return;
-    }
-    boolean http2 = request.version() == HttpVersion.HTTP_2;
-    if (!http2) {
-      response.putHeader("Connection", "close");
-    }
-    style.fail(
-        response,
-        HttpApiException.unavailable(
-            "the server is reading "
-                + budget.max()
-                + " bytes of request bodies already, its limit (max-buffered-request-bytes);"
-                + " retry later"));
-    if (!http2) {
-      request.connection().close();
     }
   }
 }
