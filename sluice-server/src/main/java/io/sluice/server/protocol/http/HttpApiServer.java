@@ -137,7 +137,13 @@ public final class HttpApiServer implements AutoCloseable {
                   }
                   router.handle(request);
                 });
-    await(server.listen());
+    try {
+      await(server.listen());
+    } catch (RuntimeException e) {
+      // Vert.x says "Address already in use" without the address: name the port.
+      throw new IllegalStateException(
+          "cannot listen on HTTP port " + bindAddress + ":" + port + ": " + e.getMessage(), e);
+    }
     return new HttpApiServer(server);
   }
 
