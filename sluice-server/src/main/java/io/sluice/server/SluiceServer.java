@@ -1,6 +1,8 @@
 package io.sluice.server;
 
 import io.sluice.server.clock.ServerClock;
+import io.sluice.server.cluster.http.ClusterRoutes;
+import io.sluice.server.cluster.http.ClusterView;
 import io.sluice.server.config.ConfigFeature;
 import io.sluice.server.config.ConfigService;
 import io.sluice.server.config.grpc.ConfigGrpcHandlers;
@@ -21,6 +23,7 @@ import io.sluice.server.protocol.grpc.IdleConnectionEjector;
 import io.sluice.server.protocol.grpc.MessageCodec;
 import io.sluice.server.protocol.grpc.RequestRouter;
 import io.sluice.server.protocol.http.HttpApiServer;
+import io.sluice.server.replication.GroupStatus;
 import io.sluice.server.replication.ReplicationOptions;
 import io.sluice.server.replication.ReplicationPeer;
 import io.sluice.server.replication.ReplicatorFactory;
@@ -30,6 +33,7 @@ import java.nio.file.Files;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -115,6 +119,8 @@ public final class SluiceServer implements AutoCloseable {
 
   private static SluiceServer start(
       ServerOptions options, ReplicatorFactory replication, Deque<AutoCloseable> started) {
+    // First, so a node missing from its own cluster list fails before anything starts.
+    ReplicationOptions replicationOptions = replicationOptions(options);
     try {
       Files.createDirectories(options.dataDir());
     } catch (IOException e) {
@@ -137,8 +143,7 @@ public final class SluiceServer implements AutoCloseable {
     replicator.start(
         () ->
             replication.start(
-                replicationOptions(options),
-                List.of(config.state(), naming.state(), namespaces.state())));
+                replicationOptions, List.of(config.state(), naming.state(), namespaces.state())));
 
     GrpcPort grpc = grpcPort(options, threads, clock, replicator, config, naming, started);
     ConfigHttpApi configHttp =
@@ -153,7 +158,8 @@ public final class SluiceServer implements AutoCloseable {
                 configHttp,
                 new NamingHttpApi(naming.service(), replicator::isReady, grpc.connections()::size),
                 new NamespaceRoutes(namespaces.service(), config.service()::countByNamespace),
-                new ConnectionRoutes(grpc.connections())));
+                new ConnectionRoutes(grpc.connections()),
+                new ClusterRoutes(() -> clusterView(options, replicator), version())));
     started.push(httpApi);
     log.debug("started with {}", options);
     return new SluiceServer(
@@ -256,17 +262,77 @@ public final class SluiceServer implements AutoCloseable {
     return new GrpcPort(connections, server);
   }
 
+  /**
+   * The cluster for its endpoints: the cluster list (or this node alone) with what the store knows
+   * of each member.
+   */
+  private static ClusterView clusterView(ServerOptions options, StartingReplicator replicator) {
+    Optional<GroupStatus> status = replicator.groupStatus();
+    List<ClusterMember> members =
+        options.standalone()
+            ? List.of(new ClusterMember(options.bindAddress(), Math.max(1, options.httpPort())))
+            : options.clusterMembers();
+    List<ClusterView.Member> view = new java.util.ArrayList<>();
+    for (ClusterMember member : members) {
+      GroupStatus.Peer peer = null;
+      if (status.isPresent()) {
+        String peerId = options.standalone() ? status.get().selfId() : member.peerId();
+        for (GroupStatus.Peer candidate : status.get().peers()) {
+          if (candidate.id().equals(peerId)) {
+            peer = candidate;
+          }
+        }
+      }
+      boolean self = options.standalone() || member.equals(options.self());
+      view.add(
+          new ClusterView.Member(
+              member.host(),
+              member.port(),
+              options.standalone() ? options.raftPort() : options.raftPortOf(member.port()),
+              self,
+              peer != null && peer.leader(),
+              peer == null ? (self ? "STARTING" : "UNKNOWN") : peer.reachability().name()));
+    }
+    return new ClusterView(status.map(GroupStatus::term).orElse(0L), List.copyOf(view));
+  }
+
+  private static String version() {
+    String version = SluiceServer.class.getPackage().getImplementationVersion();
+    return version != null ? version : "dev";
+  }
+
   private record GrpcPort(ConnectionRegistry connections, GrpcServer server) {}
 
-  /** What the store is started with: a one-peer group in the data directory. */
-  private static ReplicationOptions replicationOptions(ServerOptions options) {
-    return ReplicationOptions.builder(options.dataDir().resolve("ratis"))
-        .self(
-            new ReplicationPeer(
-                ReplicationOptions.DEFAULT_PEER_ID, options.bindAddress(), options.raftPort()))
-        // A command carries the content once, plus its metadata.
-        .maxCommandBytes((int) Math.min(Integer.MAX_VALUE, options.maxContentBytes() + 64 * 1024))
-        .build();
+  /**
+   * What the store is started with: a one-peer group in the data directory, or in a cluster a group
+   * of every listed node, each on its Raft port (HTTP port − the Raft offset).
+   */
+  static ReplicationOptions replicationOptions(ServerOptions options) {
+    ReplicationOptions.Builder replication =
+        ReplicationOptions.builder(options.dataDir().resolve("ratis"))
+            // A command carries the content once, plus its metadata.
+            .maxCommandBytes(
+                (int) Math.min(Integer.MAX_VALUE, options.maxContentBytes() + 64 * 1024));
+    if (options.standalone()) {
+      return replication
+          .self(
+              new ReplicationPeer(
+                  ReplicationOptions.DEFAULT_PEER_ID, options.bindAddress(), options.raftPort()))
+          .build();
+    }
+    ClusterMember self = options.self();
+    List<ReplicationPeer> peers = new java.util.ArrayList<>();
+    for (ClusterMember member : options.clusterMembers()) {
+      peers.add(
+          new ReplicationPeer(member.peerId(), member.host(), options.raftPortOf(member.port())));
+    }
+    replication
+        .self(new ReplicationPeer(self.peerId(), self.host(), options.raftPortOf(self.port())))
+        .peers(peers);
+    options
+        .electionTimeout()
+        .ifPresent(timeout -> replication.electionTimeout(timeout, timeout.multipliedBy(2)));
+    return replication.build();
   }
 
   /**

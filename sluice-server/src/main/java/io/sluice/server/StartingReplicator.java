@@ -1,5 +1,7 @@
 package io.sluice.server;
 
+import io.sluice.server.replication.GroupStatus;
+import io.sluice.server.replication.RatisReplicator;
 import io.sluice.server.replication.Replicator;
 import io.sluice.server.replication.ReplicatorNotReadyException;
 import java.util.concurrent.CompletableFuture;
@@ -59,8 +61,25 @@ final class StartingReplicator implements Replicator, AutoCloseable {
   }
 
   @Override
+  public CompletableFuture<Void> readBarrier() {
+    Replicator started = started();
+    if (started != null) {
+      return started.readBarrier();
+    }
+    return CompletableFuture.failedFuture(
+        new ReplicatorNotReadyException("the store is starting", failure()));
+  }
+
+  @Override
   public CompletableFuture<Void> ready() {
     return starting.thenCompose(Replicator::ready);
+  }
+
+  /** The replication group as this node sees it, once a Ratis store runs here. */
+  java.util.Optional<GroupStatus> groupStatus() {
+    return started() instanceof RatisReplicator ratis
+        ? java.util.Optional.of(ratis.groupStatus())
+        : java.util.Optional.empty();
   }
 
   /** Why the store could not start, or null. */

@@ -33,7 +33,8 @@ class ArchitectureTest {
     "io.sluice.server.naming.grpc..",
     "io.sluice.server.naming.http..",
     "io.sluice.server.namespace.http..",
-    "io.sluice.server.connection.."
+    "io.sluice.server.connection..",
+    "io.sluice.server.cluster.."
   };
 
   /**

@@ -1,7 +1,9 @@
 package io.sluice.server.launcher;
 
+import io.sluice.server.ClusterMember;
 import io.sluice.server.ServerOptions;
 import io.sluice.server.SluiceServer;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -19,7 +21,8 @@ import picocli.CommandLine.Option;
     mixinStandardHelpOptions = true,
     versionProvider = SluiceVersion.class,
     description = {
-      "Starts sluice-server in the foreground: standalone, data on local disk.",
+      "Starts sluice-server in the foreground, data on local disk: standalone, or one",
+      "node of a cluster (--cluster-conf or --peers).",
       "HTTP (Nacos Open API) on --port, Nacos gRPC on --port + 1000.",
       "Stop it with Ctrl-C."
     })
@@ -29,7 +32,7 @@ final class ServerCommand implements Callable<Integer> {
   @Option(
       names = "--port",
       paramLabel = "PORT",
-      description = "HTTP port; gRPC listens on PORT + 1000 (default: ${DEFAULT-VALUE}).")
+      description = "HTTP port; gRPC on PORT + 1000 (default: ${DEFAULT-VALUE}).")
   int port = ServerOptions.DEFAULT_HTTP_PORT;
 
   @Option(
@@ -44,13 +47,69 @@ final class ServerCommand implements Callable<Integer> {
       description = "Where the durable store lives (default: ./${DEFAULT-VALUE}).")
   Path dataDir = ServerOptions.DEFAULT_DATA_DIR;
 
+  @Option(
+      names = "--cluster-conf",
+      paramLabel = "FILE",
+      description =
+          "Runs as one node of the cluster listed in FILE, Nacos's cluster.conf format: one"
+              + " ip[:port] a line (port 8848 when omitted), # comments. This node is the entry"
+              + " with --bind and --port. Without it (or --peers) the server is standalone.")
+  Path clusterConf;
+
+  @Option(
+      names = "--peers",
+      paramLabel = "LIST",
+      description =
+          "The cluster list inline, host:port,host:port,..., this node included (instead of"
+              + " --cluster-conf).")
+  String peers;
+
+  @Option(
+      names = "--raft-port-offset",
+      paramLabel = "N",
+      description =
+          "In a cluster, each node's Raft port is its HTTP port minus N (default: ${DEFAULT-VALUE},"
+              + " Nacos's convention).")
+  int raftPortOffset = ServerOptions.DEFAULT_RAFT_PORT_OFFSET;
+
+  @Option(
+      names = "--election-timeout-ms",
+      paramLabel = "MS",
+      description =
+          "In a cluster, the lower Raft election timeout (the upper is twice it; default 500)."
+              + " Shorter fails over faster but risks needless elections on a busy machine.")
+  Long electionTimeoutMillis;
+
   @Override
   public Integer call() throws InterruptedException {
     ServerOptions options;
     try {
-      options = ServerOptions.builder().httpPort(port).bindAddress(bind).dataDir(dataDir).build();
+      ServerOptions.Builder builder =
+          ServerOptions.builder()
+              .httpPort(port)
+              .bindAddress(bind)
+              .dataDir(dataDir)
+              .raftPortOffset(raftPortOffset);
+      if (clusterConf != null && peers != null) {
+        throw new IllegalArgumentException("give the cluster list once: --cluster-conf or --peers");
+      }
+      if (clusterConf != null) {
+        builder.clusterMembers(ClusterMember.readClusterConf(clusterConf));
+      } else if (peers != null) {
+        builder.clusterMembers(ClusterMember.parseList(peers));
+      }
+      if (electionTimeoutMillis != null) {
+        builder.electionTimeout(Duration.ofMillis(electionTimeoutMillis));
+      }
+      options = builder.build();
+      if (!options.standalone()) {
+        options.self();
+      }
     } catch (IllegalArgumentException e) {
       System.err.println("sluice server: " + e.getMessage());
+      return 2;
+    } catch (IOException e) {
+      System.err.println("sluice server: cannot read the cluster list " + clusterConf + ": " + e);
       return 2;
     }
     SluiceServer server;
@@ -102,12 +161,20 @@ final class ServerCommand implements Callable<Integer> {
                         Duration.between(start, Instant.now()).toMillis() / 1000.0))
             .orElse("");
     out.printf(
-        "sluice server ready%s: HTTP %s/nacos, gRPC %s:%d, data %s%n",
+        "sluice server ready%s: HTTP %s/nacos, gRPC %s:%d, data %s%s%n",
         since,
         server.httpAddress(),
         options.bindAddress(),
         server.httpPort() + ServerOptions.GRPC_PORT_OFFSET,
-        options.dataDir().toAbsolutePath().normalize());
+        options.dataDir().toAbsolutePath().normalize(),
+        options.standalone()
+            ? ""
+            : String.format(
+                Locale.ROOT,
+                ", cluster of %d, Raft on %s:%d",
+                options.clusterMembers().size(),
+                options.bindAddress(),
+                options.raftPort()));
     out.flush();
   }
 

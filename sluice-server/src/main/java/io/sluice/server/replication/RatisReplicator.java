@@ -23,6 +23,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.Message;
@@ -77,9 +78,15 @@ import org.slf4j.LoggerFactory;
  * off and why is in {@link RatisProperties}. Snapshots are written with temp file, fsync, atomic
  * rename and directory fsync ({@link SnapshotFile}).
  *
- * <p><b>Cluster.</b> Several peers form one group and the leader takes writes. Followers apply the
- * log but do not forward writes: on a follower {@link #isReady()} is false and {@link #submit}
- * fails with {@link ReplicatorNotReadyException}.
+ * <p><b>Cluster.</b> Several peers form one group. Any peer takes writes: the leader proposes its
+ * batches in-process; a follower batches the same way and forwards each batch to the leader through
+ * a Ratis client (which follows a leader change and resends; the retry cache, filled on every peer
+ * as it applies, keeps a resend from being applied twice). The batch carries the follower's
+ * proposer id, so the outcomes are handed back when the follower itself applies the entry: a write
+ * is acknowledged after commit and apply on the node that answers. A follower that cannot reach a
+ * leader within {@code requestTimeout} fails the write with {@link ReplicatorNotReadyException}
+ * (outcome unknown: the leader may still commit it). {@link #readBarrier()} is Ratis's ReadIndex,
+ * for linearizable reads on any peer.
  */
 public final class RatisReplicator implements Replicator, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(RatisReplicator.class);
@@ -105,6 +112,14 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
 
   /** True while this node leads and has applied the whole log; written by Ratis threads. */
   private volatile boolean leaderReady;
+
+  /** The leader as this follower last heard of it, or null (none known, or this node leads). */
+  private volatile RaftPeerId followedLeader;
+
+  /** A follower's way to the leader; created on first use, closed with the replicator. */
+  private volatile RaftClient forwardingClient;
+
+  private final ReadBarriers readBarriers = new ReadBarriers(this::startReadBarrier);
 
   private volatile RaftServer server;
 
@@ -152,6 +167,14 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
               @Override
               public void onNotLeader() {
                 leaderReady = false;
+              }
+
+              @Override
+              public void onLeaderChanged(RaftPeerId leaderId) {
+                followedLeader = leaderId;
+                if (leaderId != null) {
+                  markFollowing(leaderId);
+                }
               }
             });
   }
@@ -212,19 +235,151 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
                   + " bytes exceeds the limit of "
                   + options.maxCommandBytes()));
     }
-    if (!leaderReady) {
+    if (!leaderReady && followedLeader == null) {
       return CompletableFuture.failedFuture(
           new ReplicatorNotReadyException(
-              firstReady.isDone()
-                  ? "this node is not the leader of the replication group"
-                  : "replicator is still starting (log replay and election)"));
+              !firstReady.isDone()
+                  ? "replicator is still starting (log replay and election)"
+                  : options.standalone()
+                      ? "this node is not the leader of the replication group"
+                      : noLeaderMessage()));
     }
     return proposer.submit(name, command);
   }
 
+  /** True while this node leads, or (in a cluster) follows a leader it has heard from. */
   @Override
   public boolean isReady() {
+    return (leaderReady || followedLeader != null) && !closed.get();
+  }
+
+  /** Whether this node is the leader now and has applied the whole log. */
+  public boolean isLeader() {
     return leaderReady && !closed.get();
+  }
+
+  /** The id of the leader this node knows of (itself included), or empty. */
+  public java.util.Optional<String> leaderId() {
+    if (isLeader()) {
+      return java.util.Optional.of(selfId.toString());
+    }
+    RaftPeerId leader = followedLeader;
+    return leader == null ? java.util.Optional.empty() : java.util.Optional.of(leader.toString());
+  }
+
+  /** The group as this node sees it now (see {@link GroupStatus} for what a follower knows). */
+  public GroupStatus groupStatus() {
+    Map<String, Long> followerSilenceMillis = new HashMap<>();
+    long term = 0;
+    RaftServer raft = server;
+    if (raft != null && !closed.get()) {
+      try {
+        var info = raft.getDivision(groupId).getInfo();
+        term = info.getCurrentTerm();
+        var role = info.getRoleInfoProto();
+        if (role.hasLeaderInfo()) {
+          for (var follower : role.getLeaderInfo().getFollowerInfoList()) {
+            followerSilenceMillis.put(
+                follower.getId().getId().toStringUtf8(), follower.getLastRpcElapsedTimeMs());
+          }
+        }
+      } catch (IOException | RuntimeException e) {
+        // Closed or not started: nothing is known beyond the configuration.
+      }
+    }
+    java.util.Optional<String> leader = leaderId();
+    long downAfterMillis = 2 * options.electionTimeoutMax().toMillis();
+    List<GroupStatus.Peer> peers = new ArrayList<>();
+    for (ReplicationPeer peer : options.peers()) {
+      boolean isLeader = leader.isPresent() && leader.get().equals(peer.id());
+      GroupStatus.Reachability reachability;
+      if (peer.id().equals(selfId.toString()) || isLeader) {
+        reachability = GroupStatus.Reachability.UP;
+      } else if (followerSilenceMillis.containsKey(peer.id())) {
+        reachability =
+            followerSilenceMillis.get(peer.id()) <= downAfterMillis
+                ? GroupStatus.Reachability.UP
+                : GroupStatus.Reachability.DOWN;
+      } else {
+        reachability = GroupStatus.Reachability.UNKNOWN;
+      }
+      peers.add(new GroupStatus.Peer(peer.id(), peer.address(), isLeader, reachability));
+    }
+    var applied = stateMachine.getLastAppliedTermIndex();
+    return new GroupStatus(
+        selfId.toString(),
+        leader,
+        term,
+        applied == null ? RaftLog.INVALID_LOG_INDEX : applied.getIndex(),
+        List.copyOf(peers));
+  }
+
+  /**
+   * Completes once this node's state holds every write acknowledged anywhere before the call:
+   * Ratis's ReadIndex (the leader confirms it still leads with a heartbeat round and names its
+   * commit index; this node waits until it has applied that far). At once in standalone, where
+   * every acknowledged write was applied here first. Concurrent callers share barriers: a caller
+   * joins the next barrier to start, never one already in flight, which may predate its write.
+   * Fails with {@link ReplicatorNotReadyException} when no leader confirms within {@code
+   * requestTimeout} (a node cut off from the majority).
+   */
+  @Override
+  public CompletableFuture<Void> readBarrier() {
+    if (options.standalone()) {
+      return Replicator.NO_BARRIER;
+    }
+    if (closed.get()) {
+      return CompletableFuture.failedFuture(new ReplicatorClosedException("replicator is closed"));
+    }
+    if (!leaderReady && followedLeader == null) {
+      return CompletableFuture.failedFuture(new ReplicatorNotReadyException(noLeaderMessage()));
+    }
+    return readBarriers.join();
+  }
+
+  private CompletableFuture<Void> startReadBarrier() {
+    RaftServer raft = server;
+    if (raft == null) {
+      return CompletableFuture.failedFuture(new ReplicatorNotReadyException("not started"));
+    }
+    RaftClientRequest request =
+        RaftClientRequest.newBuilder()
+            .setClientId(clientId)
+            .setServerId(selfId)
+            .setGroupId(groupId)
+            .setCallId(nextAdminCallId.getAndIncrement())
+            .setMessage(Message.EMPTY)
+            .setType(RaftClientRequest.readRequestType())
+            .build();
+    try {
+      return raft.submitClientRequestAsync(request)
+          .orTimeout(options.requestTimeout().toMillis(), TimeUnit.MILLISECONDS)
+          .handle(
+              (reply, failure) -> {
+                Throwable cause = failure != null ? failure : reply.getException();
+                if (cause == null && reply.isSuccess()) {
+                  return null;
+                }
+                throw new CompletionException(
+                    new ReplicatorNotReadyException(
+                        "no leader confirmed a linearizable read within "
+                            + options.requestTimeout().toMillis()
+                            + " ms ("
+                            + noLeaderMessage()
+                            + ")",
+                        cause));
+              });
+    } catch (IOException e) {
+      return CompletableFuture.failedFuture(translateFailure(e));
+    }
+  }
+
+  private String noLeaderMessage() {
+    return "this node ("
+        + selfId
+        + ") knows no leader of the cluster: it cannot reach a majority of the "
+        + options.peers().size()
+        + " peers, or an election is under way";
   }
 
   @Override
@@ -324,6 +479,17 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
     } catch (ExecutionException e) {
       throw new IllegalStateException("cannot happen: the drain future never fails", e);
     }
+    RaftClient client;
+    synchronized (this) {
+      client = forwardingClient;
+    }
+    if (client != null) {
+      try {
+        client.close();
+      } catch (IOException | RuntimeException e) {
+        log.debug("closing the forwarding client failed", e);
+      }
+    }
     RaftServer raft = server;
     if (raft != null) {
       try {
@@ -350,11 +516,7 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
 
   private void startServer() throws IOException {
     RaftProperties properties = RatisProperties.from(options);
-    List<RaftPeer> peers = new ArrayList<>();
-    for (ReplicationPeer peer : options.peers()) {
-      peers.add(RaftPeer.newBuilder().setId(peer.id()).setAddress(peer.address()).build());
-    }
-    RaftGroup group = RaftGroup.valueOf(groupId, peers);
+    RaftGroup group = RaftGroup.valueOf(groupId, raftPeers());
     boolean existing =
         RatisProperties.groupDirectory(options, groupId.getUuid().toString()).isDirectory();
     server =
@@ -394,6 +556,9 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
   }
 
   private CompletableFuture<RaftClientReply> propose(long sequence, byte[] entry) {
+    if (!leaderReady && !options.standalone()) {
+      return forward(entry);
+    }
     RaftClientRequest request =
         RaftClientRequest.newBuilder()
             .setClientId(clientId)
@@ -421,6 +586,89 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
     }
   }
 
+  /**
+   * Sends a batch to the leader and completes once this node has applied it too, so the outcome
+   * routed to the proposer (by the batch's proposer id) comes from this node's own state.
+   */
+  private CompletableFuture<RaftClientReply> forward(byte[] entry) {
+    RaftClient client;
+    try {
+      client = forwardingClient();
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(translateFailure(e));
+    }
+    long timeoutMillis = options.requestTimeout().toMillis();
+    return client
+        .async()
+        .send(Message.valueOf(UnsafeByteOperations.unsafeWrap(entry)))
+        .thenCompose(
+            reply -> {
+              if (!reply.isSuccess()) {
+                throw new CompletionException(reply.getException());
+              }
+              return stateMachine.awaitApplied(reply.getLogIndex()).thenApply(applied -> reply);
+            })
+        .orTimeout(timeoutMillis, TimeUnit.MILLISECONDS)
+        .exceptionally(
+            failure -> {
+              Throwable cause = rootCause(failure);
+              if (cause instanceof TimeoutException) {
+                throw new CompletionException(
+                    new ReplicatorNotReadyException(
+                        "the leader did not take the write within "
+                            + timeoutMillis
+                            + " ms; outcome unknown ("
+                            + noLeaderMessage()
+                            + ")",
+                        cause));
+              }
+              throw new CompletionException(cause);
+            });
+  }
+
+  private RaftClient forwardingClient() {
+    RaftClient client = forwardingClient;
+    if (client != null) {
+      return client;
+    }
+    synchronized (this) {
+      if (forwardingClient == null) {
+        if (closed.get()) {
+          throw new ReplicatorClosedException("replicator is closed");
+        }
+        forwardingClient =
+            RaftClient.newBuilder()
+                .setClientId(ClientId.randomId())
+                .setRaftGroup(RaftGroup.valueOf(groupId, raftPeers()))
+                .setLeaderId(followedLeader)
+                .setProperties(RatisProperties.forwardingClientProperties(options))
+                .setRetryPolicy(RatisProperties.forwardingRetryPolicy(options))
+                .build();
+      }
+      return forwardingClient;
+    }
+  }
+
+  private List<RaftPeer> raftPeers() {
+    List<RaftPeer> peers = new ArrayList<>();
+    for (ReplicationPeer peer : options.peers()) {
+      peers.add(RaftPeer.newBuilder().setId(peer.id()).setAddress(peer.address()).build());
+    }
+    return peers;
+  }
+
+  private void markFollowing(RaftPeerId leaderId) {
+    if (closed.get()) {
+      return;
+    }
+    log.debug("following {} in {}", leaderId, groupId);
+    try {
+      completionExecutor.execute(() -> firstReady.complete(null));
+    } catch (RuntimeException e) {
+      firstReady.complete(null);
+    }
+  }
+
   private void markLeaderReady() {
     if (closed.get()) {
       return;
@@ -436,11 +684,7 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
   }
 
   static ReplicationException translateFailure(Throwable failure) {
-    Throwable cause = failure;
-    while ((cause instanceof CompletionException || cause instanceof ExecutionException)
-        && cause.getCause() != null) {
-      cause = cause.getCause();
-    }
+    Throwable cause = rootCause(failure);
     if (cause instanceof ReplicationException replication) {
       return replication;
     }
@@ -458,6 +702,15 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
           "replication stopped before the command was acknowledged; outcome unknown");
     }
     return new ReplicationException("replication failed; outcome unknown: " + cause, cause);
+  }
+
+  private static Throwable rootCause(Throwable failure) {
+    Throwable cause = failure;
+    while ((cause instanceof CompletionException || cause instanceof ExecutionException)
+        && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    return cause;
   }
 
   private static void validateStates(List<ReplicatedState> states) {

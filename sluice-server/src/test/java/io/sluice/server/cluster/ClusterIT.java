@@ -1,0 +1,297 @@
+package io.sluice.server.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.alibaba.nacos.api.NacosFactory;
+import com.alibaba.nacos.api.PropertyKeyConst;
+import com.alibaba.nacos.api.config.ConfigService;
+import com.alibaba.nacos.api.naming.NamingService;
+import com.alibaba.nacos.api.naming.pojo.Instance;
+import io.sluice.server.testing.ClusterProcesses;
+import java.net.URLEncoder;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * Three {@code sluice server} processes on 127.0.0.1 as one cluster, driven by the official
+ * nacos-client and by plain HTTP. One cluster serves every scenario, in order: the fault scenarios
+ * leave it whole again (every node running) for the next.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ClusterIT {
+  /** Generous: three JVMs and the test share two cores. */
+  private static final int LEADER_PATIENCE_SECONDS = 60;
+
+  private Path work;
+  private ClusterProcesses cluster;
+  private final List<Object> clients = new ArrayList<>();
+
+  @BeforeAll
+  void startCluster() throws Exception {
+    System.setProperty("JM.LOG.PATH", Path.of("target", "nacos-client-logs").toString());
+    work = Files.createTempDirectory(Path.of("target"), "cluster-it-");
+    cluster = ClusterProcesses.start(work, 3);
+  }
+
+  @AfterAll
+  void stopCluster() throws Exception {
+    for (Object client : clients) {
+      if (client instanceof ConfigService config) {
+        config.shutDown();
+      } else if (client instanceof NamingService naming) {
+        naming.shutDown();
+      }
+    }
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  @Test
+  @Order(1)
+  void everyNodeListsTheWholeClusterAndNamesTheSameLeader() throws Exception {
+    int leader = cluster.awaitLeader(LEADER_PATIENCE_SECONDS);
+    for (int node = 0; node < 3; node++) {
+      assertThat(cluster.leaderAccordingTo(node)).isEqualTo(cluster.address(leader));
+      String serverList = cluster.get(node, "/serverlist").body();
+      assertThat(serverList.lines().toList())
+          .containsExactly(cluster.address(0), cluster.address(1), cluster.address(2));
+    }
+    String leaderView = cluster.get(leader, "/v1/core/cluster/nodes").body();
+    assertThat(leaderView).doesNotContain("\"DOWN\"").doesNotContain("UNKNOWN");
+  }
+
+  @Test
+  @Order(2)
+  void aConfigPublishedOnAnyNodeIsReadOnEveryNodeRightAfterTheAcknowledgement() throws Exception {
+    ConfigService[] perNode = new ConfigService[3];
+    for (int node = 0; node < 3; node++) {
+      perNode[node] = configClient(cluster.address(node));
+    }
+    for (int writer = 0; writer < 3; writer++) {
+      String content = "written-on-" + writer;
+      assertThat(perNode[writer].publishConfig("shared", "CLUSTER", content)).isTrue();
+      // No wait: an acknowledged write is visible to a read that starts after it, on any node.
+      for (int reader = 0; reader < 3; reader++) {
+        assertThat(perNode[reader].getConfig("shared", "CLUSTER", 3_000))
+            .as("read on node %d after the write on node %d", reader, writer)
+            .isEqualTo(content);
+      }
+    }
+    ConfigService anyNode = configClient(cluster.addresses());
+    assertThat(anyNode.publishConfig("via-any", "CLUSTER", "v1")).isTrue();
+    for (int reader = 0; reader < 3; reader++) {
+      assertThat(perNode[reader].getConfig("via-any", "CLUSTER", 3_000)).isEqualTo("v1");
+    }
+  }
+
+  @Test
+  @Order(3)
+  void aPersistentInstanceRegisteredOnAFollowerIsListedOnEveryNode() throws Exception {
+    int leader = cluster.awaitLeader(LEADER_PATIENCE_SECONDS);
+    int follower = (leader + 1) % 3;
+    NamingService onFollower = namingClient(cluster.address(follower));
+    Instance instance = new Instance();
+    instance.setIp("127.0.0.7");
+    instance.setPort(18_080);
+    instance.setEphemeral(false);
+    onFollower.registerInstance("persistent-svc", instance);
+    for (int node = 0; node < 3; node++) {
+      HttpResponse<String> list =
+          cluster.get(node, "/v1/ns/instance/list?serviceName=persistent-svc");
+      assertThat(list.statusCode()).isEqualTo(200);
+      assertThat(list.body()).as("instances on node %d", node).contains("127.0.0.7");
+    }
+  }
+
+  @Test
+  @Order(4)
+  void aNodeCutOffFromTheMajorityRefusesWritesAndReadsAndServesOnceAPeerReturns() throws Exception {
+    int isolated = 0;
+    assertThat(publish(isolated, "partition", "before").statusCode()).isEqualTo(200);
+    cluster.process(1).pause();
+    cluster.process(2).pause();
+    try {
+      long began = System.nanoTime();
+      HttpResponse<String> write = publish(isolated, "partition", "during");
+      HttpResponse<String> read =
+          cluster.get(isolated, "/v1/cs/configs?dataId=partition&group=CLUSTER");
+      long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - began);
+      System.out.printf(
+          "cut-off node: write %d (%s), read %d (%s), %d ms for both%n",
+          write.statusCode(), write.body(), read.statusCode(), read.body(), tookMillis);
+      assertThat(write.statusCode()).isEqualTo(503);
+      assertThat(write.body()).contains("leader");
+      assertThat(read.statusCode()).isEqualTo(503);
+      assertThat(read.body()).contains("leader");
+      // Each refusal within the request timeout (2.5 s) plus scheduling on a busy machine.
+      assertThat(tookMillis).isLessThan(20_000);
+
+      cluster.process(1).resume();
+      // Two of three: the majority serves again (node 2 is still stopped).
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(LEADER_PATIENCE_SECONDS);
+      HttpResponse<String> retried;
+      do {
+        retried = publish(isolated, "partition", "after");
+      } while (retried.statusCode() != 200 && System.nanoTime() < deadline);
+      assertThat(retried.statusCode()).isEqualTo(200);
+      for (int node : new int[] {0, 1}) {
+        assertThat(cluster.get(node, "/v1/cs/configs?dataId=partition&group=CLUSTER").body())
+            .isEqualTo("after");
+      }
+    } finally {
+      cluster.process(1).resume();
+      cluster.process(2).resume();
+    }
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(LEADER_PATIENCE_SECONDS);
+    while (!"after".equals(cluster.get(2, "/v1/cs/configs?dataId=partition&group=CLUSTER").body())
+        && System.nanoTime() < deadline) {
+      Thread.sleep(50);
+    }
+    assertThat(cluster.get(2, "/v1/cs/configs?dataId=partition&group=CLUSTER").body())
+        .isEqualTo("after");
+  }
+
+  @Test
+  @Order(5)
+  void killingTheLeaderDuringAPublishStormLosesNoAcknowledgedWrite() throws Exception {
+    int leader = cluster.awaitLeader(LEADER_PATIENCE_SECONDS);
+    int writers = 3;
+    Map<String, Long> lastAcked = new ConcurrentHashMap<>();
+    AtomicLong failures = new AtomicLong();
+    AtomicLong killedAtNanos = new AtomicLong();
+    AtomicLong firstAckAfterKillNanos = new AtomicLong();
+    AtomicBoolean stop = new AtomicBoolean();
+    List<Thread> threads = new ArrayList<>();
+    for (int w = 0; w < writers; w++) {
+      String key = "storm-" + w;
+      int home = w;
+      Thread writer =
+          new Thread(
+              () -> {
+                for (long seq = 1; !stop.get(); seq++) {
+                  // Each writer goes round the live nodes, so writes land on followers too.
+                  int node = (home + (int) seq) % 3;
+                  if (!cluster.process(node).isAlive()) {
+                    node = (node + 1) % 3;
+                  }
+                  try {
+                    if (publish(node, key, Long.toString(seq)).statusCode() == 200) {
+                      lastAcked.put(key, seq);
+                      if (killedAtNanos.get() != 0) {
+                        firstAckAfterKillNanos.compareAndSet(0, System.nanoTime());
+                      }
+                    } else {
+                      failures.incrementAndGet();
+                    }
+                  } catch (Exception e) {
+                    failures.incrementAndGet();
+                  }
+                }
+              },
+              "storm-writer-" + w);
+      threads.add(writer);
+      writer.start();
+    }
+    awaitAcked(lastAcked, writers, 20);
+    cluster.kill(leader);
+    killedAtNanos.set(System.nanoTime());
+    Map<String, Long> ackedAtKill = Map.copyOf(lastAcked);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(LEADER_PATIENCE_SECONDS);
+    while (System.nanoTime() < deadline
+        && (firstAckAfterKillNanos.get() == 0 || !beyond(lastAcked, ackedAtKill, 20))) {
+      Thread.sleep(20);
+    }
+    stop.set(true);
+    for (Thread thread : threads) {
+      thread.join(30_000);
+    }
+    assertThat(firstAckAfterKillNanos.get()).as("writes resumed after the kill").isNotZero();
+    long resumedMillis =
+        TimeUnit.NANOSECONDS.toMillis(firstAckAfterKillNanos.get() - killedAtNanos.get());
+    System.out.printf(
+        "leader killed: writes acknowledged again after %d ms; %d writes failed meanwhile;"
+            + " acked %s%n",
+        resumedMillis, failures.get(), lastAcked);
+    // Election timeout 300-600 ms plus a margin for three JVMs on two cores.
+    assertThat(resumedMillis).isLessThan(15_000);
+
+    cluster.restart(leader);
+    for (int node = 0; node < 3; node++) {
+      for (Map.Entry<String, Long> acked : lastAcked.entrySet()) {
+        String read =
+            cluster.get(node, "/v1/cs/configs?dataId=" + acked.getKey() + "&group=CLUSTER").body();
+        assertThat(Long.parseLong(read))
+            .as(
+                "%s on node %d holds the last acknowledged write or a newer one",
+                acked.getKey(), node)
+            .isGreaterThanOrEqualTo(acked.getValue());
+      }
+    }
+  }
+
+  private static void awaitAcked(Map<String, Long> acked, int keys, long atLeast)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (System.nanoTime() < deadline) {
+      if (acked.size() == keys && acked.values().stream().allMatch(seq -> seq >= atLeast)) {
+        return;
+      }
+      Thread.sleep(20);
+    }
+    throw new AssertionError("writers did not get going: " + acked);
+  }
+
+  private static boolean beyond(Map<String, Long> now, Map<String, Long> then, long more) {
+    for (Map.Entry<String, Long> before : then.entrySet()) {
+      if (now.getOrDefault(before.getKey(), 0L) < before.getValue() + more) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private HttpResponse<String> publish(int node, String dataId, String content) throws Exception {
+    return cluster.postForm(
+        node,
+        "/v1/cs/configs",
+        "dataId="
+            + dataId
+            + "&group=CLUSTER&content="
+            + URLEncoder.encode(content, StandardCharsets.UTF_8));
+  }
+
+  private ConfigService configClient(String serverAddr) throws Exception {
+    Properties properties = new Properties();
+    properties.put(PropertyKeyConst.SERVER_ADDR, serverAddr);
+    ConfigService client = NacosFactory.createConfigService(properties);
+    clients.add(client);
+    return client;
+  }
+
+  private NamingService namingClient(String serverAddr) throws Exception {
+    Properties properties = new Properties();
+    properties.put(PropertyKeyConst.SERVER_ADDR, serverAddr);
+    NamingService client = NacosFactory.createNamingService(properties);
+    clients.add(client);
+    return client;
+  }
+}
