@@ -28,6 +28,14 @@ public final class ServerOptions {
   public static final Duration DEFAULT_HEALTH_CHECK_INTERVAL = Duration.ofSeconds(5);
   public static final Duration DEFAULT_HEALTH_CHECK_TIMEOUT = Duration.ofSeconds(2);
 
+  /**
+   * In a cluster, how long the leader waits for a node that stopped answering before the ephemeral
+   * instances it owned are removed everywhere: long enough to ride out a pause or a restart of the
+   * node, well inside the 20 s a client tolerates (plus an election when the silent node was the
+   * leader).
+   */
+  public static final Duration DEFAULT_EPHEMERAL_OWNER_TIMEOUT = Duration.ofSeconds(10);
+
   /** Raft between peers listens on the HTTP port minus this (Nacos's convention: 8848 → 7848). */
   public static final int DEFAULT_RAFT_PORT_OFFSET = 1000;
 
@@ -47,6 +55,7 @@ public final class ServerOptions {
   private final List<ClusterMember> clusterMembers;
   private final int raftPortOffset;
   private final Duration electionTimeout;
+  private final Duration ephemeralOwnerTimeout;
 
   private ServerOptions(Builder builder) {
     this.bindAddress = builder.bindAddress;
@@ -65,6 +74,7 @@ public final class ServerOptions {
     this.clusterMembers = builder.clusterMembers;
     this.raftPortOffset = builder.raftPortOffset;
     this.electionTimeout = builder.electionTimeout;
+    this.ephemeralOwnerTimeout = builder.ephemeralOwnerTimeout;
     if (httpPort != 0 && httpPort - raftPortOffset < 1) {
       throw new IllegalArgumentException(
           "the Raft port (HTTP port "
@@ -160,6 +170,11 @@ public final class ServerOptions {
     return Optional.ofNullable(electionTimeout);
   }
 
+  /** In a cluster, silence after which a node's ephemeral instances are removed everywhere. */
+  public Duration ephemeralOwnerTimeout() {
+    return ephemeralOwnerTimeout;
+  }
+
   /** The largest config content accepted, in UTF-8 bytes. */
   public long maxContentBytes() {
     return maxContentBytes;
@@ -240,8 +255,19 @@ public final class ServerOptions {
     private List<ClusterMember> clusterMembers = List.of();
     private int raftPortOffset = DEFAULT_RAFT_PORT_OFFSET;
     private Duration electionTimeout;
+    private Duration ephemeralOwnerTimeout = DEFAULT_EPHEMERAL_OWNER_TIMEOUT;
 
     private Builder() {}
+
+    public Builder ephemeralOwnerTimeout(Duration timeout) {
+      Objects.requireNonNull(timeout, "timeout");
+      if (timeout.toMillis() < 100 || timeout.toMinutes() > 10) {
+        throw new IllegalArgumentException(
+            "ephemeral owner timeout must be between 100 ms and 10 min, was " + timeout);
+      }
+      this.ephemeralOwnerTimeout = timeout;
+      return this;
+    }
 
     /**
      * Every node of the cluster, this one included (it must be listed by its bind address and HTTP

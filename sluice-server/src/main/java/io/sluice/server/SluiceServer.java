@@ -24,6 +24,7 @@ import io.sluice.server.protocol.grpc.MessageCodec;
 import io.sluice.server.protocol.grpc.RequestRouter;
 import io.sluice.server.protocol.http.HttpApiServer;
 import io.sluice.server.replication.GroupStatus;
+import io.sluice.server.replication.ReplicatedState;
 import io.sluice.server.replication.ReplicationOptions;
 import io.sluice.server.replication.ReplicationPeer;
 import io.sluice.server.replication.ReplicatorFactory;
@@ -31,9 +32,14 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -133,7 +139,7 @@ public final class SluiceServer implements AutoCloseable {
     ReplicatedWrites writes = new ReplicatedWrites(replicator);
 
     ConfigFeature config = config(options, threads, writes, clock, started);
-    NamingFeature naming = naming(options, threads, writes, clock, started);
+    NamingFeature naming = naming(options, threads, writes, clock, replicator, started);
     NamespaceFeature namespaces =
         new NamespaceFeature(writes, clock, () -> UUID.randomUUID().toString());
 
@@ -141,9 +147,7 @@ public final class SluiceServer implements AutoCloseable {
     // features: its final snapshot still reads them (and syncs config history).
     started.push(replicator);
     replicator.start(
-        () ->
-            replication.start(
-                replicationOptions, List.of(config.state(), naming.state(), namespaces.state())));
+        () -> replication.start(replicationOptions, states(config, naming, namespaces)));
 
     GrpcPort grpc = grpcPort(options, threads, clock, replicator, config, naming, started);
     ConfigHttpApi configHttp =
@@ -194,12 +198,25 @@ public final class SluiceServer implements AutoCloseable {
     return config;
   }
 
-  /** The registry, with its health probe, beats and health checks running. */
+  private static List<ReplicatedState> states(
+      ConfigFeature config, NamingFeature naming, NamespaceFeature namespaces) {
+    List<ReplicatedState> states = new ArrayList<>();
+    states.add(config.state());
+    states.addAll(naming.states());
+    states.add(namespaces.state());
+    return states;
+  }
+
+  /**
+   * The registry, with its health probe, beats and health checks running; in a cluster, sharing its
+   * ephemeral instances with the other nodes.
+   */
   private static NamingFeature naming(
       ServerOptions options,
       ServerThreads threads,
       ReplicatedWrites writes,
       ServerClock clock,
+      StartingReplicator replicator,
       Deque<AutoCloseable> started) {
     VertxHealthProbe probe =
         new VertxHealthProbe(
@@ -214,7 +231,16 @@ public final class SluiceServer implements AutoCloseable {
             threads.pushThread,
             options.pushDelay().toMillis(),
             options.maxConnections(),
-            probe);
+            probe,
+            options.standalone()
+                ? Optional.empty()
+                : Optional.of(
+                    new NamingFeature.Cluster(
+                        options.self().peerId(),
+                        UUID.randomUUID().toString().substring(0, 8),
+                        options.ephemeralOwnerTimeout().toMillis(),
+                        membership(options, replicator))),
+            threads.scheduler);
     started.push(naming);
     naming.start(threads.scheduler, options.healthCheckInterval().toMillis());
     return naming;
@@ -262,6 +288,42 @@ public final class SluiceServer implements AutoCloseable {
     return new GrpcPort(connections, server);
   }
 
+  /** The membership the registry drops dead nodes' instances by, from the store's view. */
+  private static NamingFeature.Membership membership(
+      ServerOptions options, StartingReplicator replicator) {
+    Set<String> members = new HashSet<>();
+    for (ClusterMember member : options.clusterMembers()) {
+      members.add(member.peerId());
+    }
+    return new NamingFeature.Membership() {
+      @Override
+      public boolean isLeader() {
+        return replicator.isLeader();
+      }
+
+      @Override
+      public Set<String> members() {
+        return members;
+      }
+
+      @Override
+      public Map<String, Long> silentMillis() {
+        Map<String, Long> silent = new HashMap<>();
+        replicator
+            .groupStatus()
+            .ifPresent(
+                status -> {
+                  for (GroupStatus.Peer peer : status.peers()) {
+                    if (peer.silentMillis() >= 0) {
+                      silent.put(peer.id(), peer.silentMillis());
+                    }
+                  }
+                });
+        return silent;
+      }
+    };
+  }
+
   /**
    * The cluster for its endpoints: the cluster list (or this node alone) with what the store knows
    * of each member.
@@ -272,7 +334,7 @@ public final class SluiceServer implements AutoCloseable {
         options.standalone()
             ? List.of(new ClusterMember(options.bindAddress(), Math.max(1, options.httpPort())))
             : options.clusterMembers();
-    List<ClusterView.Member> view = new java.util.ArrayList<>();
+    List<ClusterView.Member> view = new ArrayList<>();
     for (ClusterMember member : members) {
       GroupStatus.Peer peer = null;
       if (status.isPresent()) {
@@ -321,7 +383,7 @@ public final class SluiceServer implements AutoCloseable {
           .build();
     }
     ClusterMember self = options.self();
-    List<ReplicationPeer> peers = new java.util.ArrayList<>();
+    List<ReplicationPeer> peers = new ArrayList<>();
     for (ClusterMember member : options.clusterMembers()) {
       peers.add(
           new ReplicationPeer(member.peerId(), member.host(), options.raftPortOf(member.port())));

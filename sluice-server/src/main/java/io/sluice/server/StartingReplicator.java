@@ -4,6 +4,7 @@ import io.sluice.server.replication.GroupStatus;
 import io.sluice.server.replication.RatisReplicator;
 import io.sluice.server.replication.Replicator;
 import io.sluice.server.replication.ReplicatorNotReadyException;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -75,11 +76,17 @@ final class StartingReplicator implements Replicator, AutoCloseable {
     return starting.thenCompose(Replicator::ready);
   }
 
+  /** Whether this node leads the replication group now (always, in standalone once started). */
+  boolean isLeader() {
+    Replicator started = started();
+    return started instanceof RatisReplicator ratis ? ratis.isLeader() : isReady();
+  }
+
   /** The replication group as this node sees it, once a Ratis store runs here. */
-  java.util.Optional<GroupStatus> groupStatus() {
+  Optional<GroupStatus> groupStatus() {
     return started() instanceof RatisReplicator ratis
-        ? java.util.Optional.of(ratis.groupStatus())
-        : java.util.Optional.empty();
+        ? Optional.of(ratis.groupStatus())
+        : Optional.empty();
   }
 
   /** Why the store could not start, or null. */

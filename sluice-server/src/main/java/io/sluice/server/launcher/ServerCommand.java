@@ -80,6 +80,14 @@ final class ServerCommand implements Callable<Integer> {
               + " Shorter fails over faster but risks needless elections on a busy machine.")
   Long electionTimeoutMillis;
 
+  @Option(
+      names = "--owner-timeout-ms",
+      paramLabel = "MS",
+      description =
+          "In a cluster, how long a node may be silent before the ephemeral instances its clients"
+              + " registered are removed on every node (default: 10000).")
+  Long ownerTimeoutMillis;
+
   @Override
   public Integer call() throws InterruptedException {
     ServerOptions options;
@@ -97,6 +105,9 @@ final class ServerCommand implements Callable<Integer> {
         builder.clusterMembers(ClusterMember.readClusterConf(clusterConf));
       } else if (peers != null) {
         builder.clusterMembers(ClusterMember.parseList(peers));
+      }
+      if (ownerTimeoutMillis != null) {
+        builder.ephemeralOwnerTimeout(Duration.ofMillis(ownerTimeoutMillis));
       }
       if (electionTimeoutMillis != null) {
         builder.electionTimeout(Duration.ofMillis(electionTimeoutMillis));

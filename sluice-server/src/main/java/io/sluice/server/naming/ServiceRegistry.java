@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 
@@ -30,6 +31,12 @@ final class ServiceRegistry {
   private final Map<ServiceKey, Service> services = new ConcurrentHashMap<>();
   private final Map<String, Set<ServiceKey>> servicesByOwner = new ConcurrentHashMap<>();
   private volatile Consumer<ServiceKey> changes = key -> {};
+  private volatile BiConsumer<String, ServiceKey> localOwnerChanges = (owner, key) -> {};
+
+  /** Owners that are another node's ({@code @node/incarnation/owner}, see EphemeralStore). */
+  static boolean isRemoteOwner(String owner) {
+    return owner.startsWith("@");
+  }
 
   ServiceRegistry(ServerClock clock) {
     this.refTimes = new RefTimes(clock);
@@ -38,6 +45,19 @@ final class ServiceRegistry {
   /** Who hears of changes (the push dispatcher); set once while wiring the server. */
   void onChange(Consumer<ServiceKey> changes) {
     this.changes = changes;
+  }
+
+  /**
+   * Who hears that an owner on this node changed what it publishes in a service (in a cluster,
+   * {@link EphemeralSync}); set once while wiring the server. Not told of remote owners.
+   */
+  void onLocalOwnerChange(BiConsumer<String, ServiceKey> listener) {
+    this.localOwnerChanges = listener;
+  }
+
+  /** Every owner and the services it publishes in; a live view. */
+  Map<String, Set<ServiceKey>> ownerships() {
+    return servicesByOwner;
   }
 
   ServiceView view(ServiceKey key) {
@@ -106,6 +126,9 @@ final class ServiceRegistry {
     }
     if (changed.get()) {
       changes.accept(key);
+      if (!isRemoteOwner(owner)) {
+        localOwnerChanges.accept(owner, key);
+      }
     }
   }
 
@@ -171,6 +194,7 @@ final class ServiceRegistry {
   boolean updateEphemeral(
       ServiceKey key, String ip, int port, String cluster, UnaryOperator<Instance> change) {
     AtomicBoolean found = new AtomicBoolean();
+    List<String> touchedLocal = new ArrayList<>();
     // Inside compute, so an owner that goes away meanwhile is not brought back.
     mutate(
         key,
@@ -191,11 +215,19 @@ final class ServiceRegistry {
             }
             if (touched) {
               found.set(true);
-              changed |= s.publish(owner, updated);
+              if (s.publish(owner, updated)) {
+                changed = true;
+                if (!isRemoteOwner(owner)) {
+                  touchedLocal.add(owner);
+                }
+              }
             }
           }
           return changed;
         });
+    for (String owner : touchedLocal) {
+      localOwnerChanges.accept(owner, key);
+    }
     return found.get();
   }
 

@@ -29,6 +29,11 @@ public record GroupStatus(
     UNKNOWN
   }
 
-  /** One member: its id, its Raft address, and what this node knows of it. */
-  public record Peer(String id, String address, boolean leader, Reachability reachability) {}
+  /**
+   * One member: its id, its Raft address, and what this node knows of it.
+   *
+   * @param silentMillis on the leader, how long since this follower last answered; -1 elsewhere
+   */
+  public record Peer(
+      String id, String address, boolean leader, Reachability reachability, long silentMillis) {}
 }

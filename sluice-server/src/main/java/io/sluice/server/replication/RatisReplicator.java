@@ -11,6 +11,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -259,12 +260,12 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
   }
 
   /** The id of the leader this node knows of (itself included), or empty. */
-  public java.util.Optional<String> leaderId() {
+  public Optional<String> leaderId() {
     if (isLeader()) {
-      return java.util.Optional.of(selfId.toString());
+      return Optional.of(selfId.toString());
     }
     RaftPeerId leader = followedLeader;
-    return leader == null ? java.util.Optional.empty() : java.util.Optional.of(leader.toString());
+    return leader == null ? Optional.empty() : Optional.of(leader.toString());
   }
 
   /** The group as this node sees it now (see {@link GroupStatus} for what a follower knows). */
@@ -287,7 +288,7 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
         // Closed or not started: nothing is known beyond the configuration.
       }
     }
-    java.util.Optional<String> leader = leaderId();
+    Optional<String> leader = leaderId();
     long downAfterMillis = 2 * options.electionTimeoutMax().toMillis();
     List<GroupStatus.Peer> peers = new ArrayList<>();
     for (ReplicationPeer peer : options.peers()) {
@@ -303,7 +304,13 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
       } else {
         reachability = GroupStatus.Reachability.UNKNOWN;
       }
-      peers.add(new GroupStatus.Peer(peer.id(), peer.address(), isLeader, reachability));
+      peers.add(
+          new GroupStatus.Peer(
+              peer.id(),
+              peer.address(),
+              isLeader,
+              reachability,
+              followerSilenceMillis.getOrDefault(peer.id(), -1L)));
     }
     var applied = stateMachine.getLastAppliedTermIndex();
     return new GroupStatus(

@@ -248,6 +248,120 @@ class ClusterIT {
     }
   }
 
+  @Test
+  @Order(6)
+  void anEphemeralInstanceRegisteredOnOneNodeReachesSubscribersOnTheOthers() throws Exception {
+    NamingService[] perNode = new NamingService[3];
+    for (int node = 0; node < 3; node++) {
+      perNode[node] = namingClient(cluster.address(node));
+    }
+    int rounds = 20;
+    List<Long> latenciesMicros = new ArrayList<>();
+    for (int round = 0; round < rounds; round++) {
+      int owner = round % 3;
+      int watcher = (owner + 1) % 3;
+      String service = "visible-" + round;
+      java.util.concurrent.CompletableFuture<Long> seenAt =
+          new java.util.concurrent.CompletableFuture<>();
+      perNode[watcher].subscribe(
+          service,
+          event -> {
+            if (event instanceof com.alibaba.nacos.api.naming.listener.NamingEvent naming
+                && !naming.getInstances().isEmpty()) {
+              seenAt.complete(System.nanoTime());
+            }
+          });
+      long began = System.nanoTime();
+      perNode[owner].registerInstance(service, "127.0.0.9", 20_000 + round);
+      long seen = seenAt.get(30, TimeUnit.SECONDS);
+      latenciesMicros.add(TimeUnit.NANOSECONDS.toMicros(seen - began));
+      for (int node = 0; node < 3; node++) {
+        awaitListed(node, service, "127.0.0.9", true, 30);
+      }
+    }
+    latenciesMicros.sort(null);
+    System.out.printf(
+        "ephemeral register on one node -> subscriber on another: median %d us, max %d us over"
+            + " %d rounds (includes the client's own register call)%n",
+        latenciesMicros.get(rounds / 2), latenciesMicros.get(rounds - 1), rounds);
+    // Generous: the figure to watch is printed above; this only catches a stalled path.
+    assertThat(latenciesMicros.get(rounds / 2)).isLessThan(5_000_000L);
+  }
+
+  @Test
+  @Order(7)
+  void whenANodeDiesItsInstancesVanishElsewhereAndItsClientsRegisterAgainOnAnotherNode()
+      throws Exception {
+    Map<Integer, java.util.Set<String>> before = connectionIds();
+    NamingService roaming = namingClient(cluster.addresses());
+    roaming.registerInstance("roaming-svc", "127.0.0.10", 30_000);
+    Map<Integer, java.util.Set<String>> after = connectionIds();
+    int victim = -1;
+    for (int node = 0; node < 3; node++) {
+      if (!before.get(node).containsAll(after.get(node))) {
+        victim = node;
+      }
+    }
+    assertThat(victim).as("the node the roaming client connected to").isNotNegative();
+    NamingService pinned = namingClient(cluster.address(victim));
+    pinned.registerInstance("pinned-svc", "127.0.0.11", 30_001);
+    int witness = (victim + 1) % 3;
+    awaitListed(witness, "pinned-svc", "127.0.0.11", true, 30);
+
+    cluster.kill(victim);
+    long killedAt = System.nanoTime();
+    awaitListed(witness, "pinned-svc", "127.0.0.11", false, 60);
+    long goneMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt);
+    System.out.printf(
+        "owner node killed: its instances gone from the others after %d ms (owner timeout %d ms)%n",
+        goneMillis, ClusterProcesses.OWNER_TIMEOUT_MILLIS);
+    assertThat(goneMillis).isLessThan(20_000);
+    // The roaming client reconnected to a live node and registered again (the client's redo).
+    for (int node = 0; node < 3; node++) {
+      if (node != victim) {
+        awaitListed(node, "roaming-svc", "127.0.0.10", true, 30);
+      }
+    }
+    cluster.restart(victim);
+    // The pinned client comes back to its node and registers again; everyone sees it.
+    awaitListed(witness, "pinned-svc", "127.0.0.11", true, 60);
+    awaitListed(victim, "roaming-svc", "127.0.0.10", true, 30);
+  }
+
+  private Map<Integer, java.util.Set<String>> connectionIds() throws Exception {
+    Map<Integer, java.util.Set<String>> ids = new java.util.HashMap<>();
+    for (int node = 0; node < 3; node++) {
+      java.util.Set<String> onNode = new java.util.HashSet<>();
+      new com.fasterxml.jackson.databind.ObjectMapper()
+          .readTree(cluster.get(node, "/v2/core/loader/current").body())
+          .fieldNames()
+          .forEachRemaining(onNode::add);
+      ids.put(node, onNode);
+    }
+    return ids;
+  }
+
+  private void awaitListed(int node, String service, String ip, boolean listed, int seconds)
+      throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+    String body = "";
+    while (System.nanoTime() < deadline) {
+      body = cluster.get(node, "/v1/ns/instance/list?serviceName=" + service).body();
+      if (body.contains(ip) == listed) {
+        return;
+      }
+      Thread.sleep(50);
+    }
+    throw new AssertionError(
+        service
+            + " on node "
+            + node
+            + (listed ? " never listed " : " still lists ")
+            + ip
+            + ": "
+            + body);
+  }
+
   private static void awaitAcked(Map<String, Long> acked, int keys, long atLeast)
       throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.StringJoiner;
 import java.util.concurrent.TimeUnit;
@@ -27,6 +28,9 @@ import java.util.concurrent.TimeUnit;
 public final class ClusterProcesses implements AutoCloseable {
   /** Lower election timeout of test nodes (upper: twice it). */
   public static final int ELECTION_TIMEOUT_MILLIS = 300;
+
+  /** Silence after which a test node's ephemeral instances are removed (default 10 s). */
+  public static final int OWNER_TIMEOUT_MILLIS = 3_000;
 
   private static final String[] JVM_OPTIONS = {
     "-Xmx256m",
@@ -42,6 +46,7 @@ public final class ClusterProcesses implements AutoCloseable {
   private final Path clusterConf;
   private final int[] ports;
   private final ServerProcess[] nodes;
+  private final List<Map.Entry<Integer, ServerProcess>> everyRun = new ArrayList<>();
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
@@ -208,6 +213,28 @@ public final class ClusterProcesses implements AutoCloseable {
         HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
   }
 
+  /** Every run's output, node by node, into {@code node-N.log} in the work directory. */
+  private void saveOutput() {
+    StringBuilder[] logs = new StringBuilder[ports.length];
+    for (Map.Entry<Integer, ServerProcess> run : everyRun) {
+      int node = run.getKey();
+      if (logs[node] == null) {
+        logs[node] = new StringBuilder();
+      }
+      logs[node].append("---- run pid ").append(run.getValue().pid()).append('\n');
+      run.getValue().output().forEach(line -> logs[node].append(line).append('\n'));
+    }
+    for (int node = 0; node < ports.length; node++) {
+      if (logs[node] != null) {
+        try {
+          Files.writeString(work.resolve("node-" + node + ".log"), logs[node]);
+        } catch (IOException ignored) {
+          // Only a diagnostic.
+        }
+      }
+    }
+  }
+
   @Override
   public void close() throws InterruptedException {
     for (ServerProcess node : nodes) {
@@ -222,6 +249,7 @@ public final class ClusterProcesses implements AutoCloseable {
         node.close();
       }
     }
+    saveOutput();
   }
 
   private void launch(int node) throws IOException {
@@ -230,8 +258,11 @@ public final class ClusterProcesses implements AutoCloseable {
     arguments.add(clusterConf.toString());
     arguments.add("--election-timeout-ms");
     arguments.add(Integer.toString(ELECTION_TIMEOUT_MILLIS));
+    arguments.add("--owner-timeout-ms");
+    arguments.add(Integer.toString(OWNER_TIMEOUT_MILLIS));
     nodes[node] =
         ServerProcess.launch(ports[node], work.resolve("node-" + node), arguments, JVM_OPTIONS);
+    everyRun.add(Map.entry(node, nodes[node]));
   }
 
   private void awaitReady(int node) throws InterruptedException {
