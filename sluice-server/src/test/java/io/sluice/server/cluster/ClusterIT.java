@@ -328,6 +328,48 @@ class ClusterIT {
     awaitListed(victim, "roaming-svc", "127.0.0.10", true, 30);
   }
 
+  @Test
+  @Order(8)
+  void aConfigWrittenOnOneNodeFiresListenersAndLongPollsOnTheOthers() throws Exception {
+    assertThat(publish(0, "watched", "v1").statusCode()).isEqualTo(200);
+    ConfigService listeningOnOne = configClient(cluster.address(1));
+    java.util.concurrent.CompletableFuture<String> heard =
+        new java.util.concurrent.CompletableFuture<>();
+    listeningOnOne.addListener(
+        "watched",
+        "CLUSTER",
+        new com.alibaba.nacos.api.config.listener.AbstractListener() {
+          @Override
+          public void receiveConfigInfo(String content) {
+            if ("v2".equals(content)) {
+              heard.complete(content);
+            }
+          }
+        });
+    String md5 =
+        java.util.HexFormat.of()
+            .formatHex(
+                java.security.MessageDigest.getInstance("MD5")
+                    .digest("v1".getBytes(StandardCharsets.UTF_8)));
+    java.util.concurrent.CompletableFuture<HttpResponse<String>> longPoll =
+        cluster.postFormAsync(
+            2,
+            "/v1/cs/configs/listener",
+            "Listening-Configs="
+                + URLEncoder.encode(
+                    "watched\u0002CLUSTER\u0002" + md5 + "\u0001", StandardCharsets.UTF_8),
+            "Long-Pulling-Timeout",
+            "30000");
+
+    assertThat(publish(0, "watched", "v2").statusCode()).isEqualTo(200);
+
+    assertThat(heard.get(30, TimeUnit.SECONDS)).isEqualTo("v2");
+    HttpResponse<String> polled = longPoll.get(40, TimeUnit.SECONDS);
+    assertThat(polled.statusCode()).isEqualTo(200);
+    assertThat(java.net.URLDecoder.decode(polled.body(), StandardCharsets.UTF_8))
+        .contains("watched\u0002CLUSTER");
+  }
+
   private Map<Integer, java.util.Set<String>> connectionIds() throws Exception {
     Map<Integer, java.util.Set<String>> ids = new java.util.HashMap<>();
     for (int node = 0; node < 3; node++) {

@@ -202,6 +202,21 @@ public final class ClusterProcesses implements AutoCloseable {
         HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
   }
 
+  /** A POST that may be held by the server (a long-poll); answered on a client thread. */
+  public java.util.concurrent.CompletableFuture<HttpResponse<String>> postFormAsync(
+      int node, String path, String form, String... headers) {
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(URI.create(baseUri(node) + path))
+            .timeout(Duration.ofSeconds(60))
+            .header("Content-Type", "application/x-www-form-urlencoded")
+            .POST(HttpRequest.BodyPublishers.ofString(form));
+    for (int i = 0; i + 1 < headers.length; i += 2) {
+      request.header(headers[i], headers[i + 1]);
+    }
+    return http.sendAsync(
+        request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+  }
+
   public HttpResponse<String> postForm(int node, String path, String form)
       throws IOException, InterruptedException {
     return http.send(
