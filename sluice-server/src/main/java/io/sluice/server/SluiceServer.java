@@ -163,7 +163,8 @@ public final class SluiceServer implements AutoCloseable {
                 new NamingHttpApi(naming.service(), replicator::isReady, grpc.connections()::size),
                 new NamespaceRoutes(namespaces.service(), config.service()::countByNamespace),
                 new ConnectionRoutes(grpc.connections()),
-                new ClusterRoutes(() -> clusterView(options, replicator), version())));
+                new ClusterRoutes(
+                    () -> clusterView(options, replicator), version(), threads.vertx)));
     started.push(httpApi);
     log.debug("started with {}", options);
     return new SluiceServer(

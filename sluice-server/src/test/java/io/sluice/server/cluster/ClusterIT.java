@@ -30,7 +30,7 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 
 /**
- * Three {@code sluice server} processes on 127.0.0.1 as one cluster, driven by the official
+ * Three {@code sluice server} processes on loopback as one cluster, driven by the official
  * nacos-client and by plain HTTP. One cluster serves every scenario, in order: the fault scenarios
  * leave it whole again (every node running) for the next.
  */
@@ -368,6 +368,94 @@ class ClusterIT {
     assertThat(polled.statusCode()).isEqualTo(200);
     assertThat(java.net.URLDecoder.decode(polled.body(), StandardCharsets.UTF_8))
         .contains("watched\u0002CLUSTER");
+  }
+
+  @Test
+  @Order(9)
+  void smartReloadMovesTheExcessOfAnOverloadedNodeToTheLeastLoadedOne() throws Exception {
+    for (int i = 0; i < 6; i++) {
+      configClient(cluster.addresses()).getConfig("shared", "CLUSTER", 3_000);
+    }
+    // Crowd the clients onto node 0, as after the others restarted (clients given only one
+    // address come back to it).
+    for (int node = 1; node < 3; node++) {
+      HttpResponse<String> moved =
+          cluster.get(
+              node,
+              "/v2/core/loader/reloadCurrent?count=1000&redirectAddress=" + cluster.address(0));
+      assertThat(moved.statusCode()).isEqualTo(200);
+    }
+    awaitCondition(
+        () -> {
+          JsonNodeCounts load = loads();
+          return load.counts[0] >= 6 && load.counts[0] > 1.2 * load.total() / 3.0;
+        },
+        30);
+    JsonNodeCounts before = loads();
+    assertThat(before.counts[0]).as("node 0 is the most loaded").isEqualTo(before.max());
+
+    HttpResponse<String> reload =
+        cluster.get(2, "/v2/core/loader/smartReloadCluster?loaderFactor=0.1");
+    assertThat(reload.statusCode()).as(reload.body()).isEqualTo(200);
+    assertThat(reload.body()).contains(cluster.address(0));
+
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    JsonNodeCounts after = loads();
+    while (System.nanoTime() < deadline
+        && !(after.counts[0] < before.counts[0] && after.total() >= before.total())) {
+      Thread.sleep(100);
+      after = loads();
+    }
+    System.out.printf(
+        "smartReloadCluster: connections per node %s -> %s%n",
+        java.util.Arrays.toString(before.counts), java.util.Arrays.toString(after.counts));
+    assertThat(after.counts[0]).isLessThan(before.counts[0]);
+    assertThat(after.total()).as("every client reconnected").isGreaterThanOrEqualTo(before.total());
+    assertThat(after.max() - after.min()).isLessThan(before.max() - before.min());
+  }
+
+  private interface Condition {
+    boolean holds() throws Exception;
+  }
+
+  private static void awaitCondition(Condition condition, int seconds) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+    while (!condition.holds()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("condition not met within " + seconds + " s");
+      }
+      Thread.sleep(100);
+    }
+  }
+
+  private record JsonNodeCounts(int[] counts) {
+    int total() {
+      return java.util.Arrays.stream(counts).sum();
+    }
+
+    int max() {
+      return java.util.Arrays.stream(counts).max().orElse(0);
+    }
+
+    int min() {
+      return java.util.Arrays.stream(counts).min().orElse(0);
+    }
+  }
+
+  private JsonNodeCounts loads() throws Exception {
+    com.fasterxml.jackson.databind.JsonNode detail =
+        new com.fasterxml.jackson.databind.ObjectMapper()
+            .readTree(cluster.get(1, "/v2/core/loader/cluster").body())
+            .get("detail");
+    int[] counts = new int[3];
+    for (com.fasterxml.jackson.databind.JsonNode node : detail) {
+      for (int i = 0; i < 3; i++) {
+        if (node.get("address").asText().equals(cluster.address(i))) {
+          counts[i] = node.get("sdkConCount").asInt();
+        }
+      }
+    }
+    return new JsonNodeCounts(counts);
   }
 
   private Map<Integer, java.util.Set<String>> connectionIds() throws Exception {

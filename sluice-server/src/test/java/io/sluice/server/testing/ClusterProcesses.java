@@ -20,10 +20,10 @@ import java.util.StringJoiner;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A sluice-server cluster of real processes on 127.0.0.1, each started as {@code sluice server
- * --cluster-conf FILE} over its own data directory, so tests can SIGKILL, SIGSTOP and restart
- * nodes. Test nodes run small (256 MB heap, C1 only) with short election timeouts, since three JVMs
- * and the test share two cores.
+ * A sluice-server cluster of real processes on loopback (node N on 127.0.0.(N+1)), each started as
+ * {@code sluice server --cluster-conf FILE} over its own data directory, so tests can SIGKILL,
+ * SIGSTOP and restart nodes. Test nodes run small (256 MB heap, C1 only) with short election
+ * timeouts, since three JVMs and the test share two cores.
  */
 public final class ClusterProcesses implements AutoCloseable {
   /** Lower election timeout of test nodes (upper: twice it). */
@@ -56,8 +56,8 @@ public final class ClusterProcesses implements AutoCloseable {
     this.nodes = new ServerProcess[ports.length];
     this.clusterConf = work.resolve("cluster.conf");
     StringBuilder conf = new StringBuilder("# written by ClusterProcesses\n");
-    for (int port : ports) {
-      conf.append("127.0.0.1:").append(port).append('\n');
+    for (int node = 0; node < ports.length; node++) {
+      conf.append(address(node)).append('\n');
     }
     Files.writeString(clusterConf, conf.toString());
   }
@@ -98,8 +98,16 @@ public final class ClusterProcesses implements AutoCloseable {
     return ports[node];
   }
 
+  /**
+   * Node N listens on 127.0.0.(N+1): the official client tells servers apart by address when a
+   * server redirects it (a rebalance), so nodes on one address could not be told apart.
+   */
+  public String host(int node) {
+    return "127.0.0.%d".formatted(node + 1);
+  }
+
   public String address(int node) {
-    return "127.0.0.1:" + ports[node];
+    return host(node) + ":" + ports[node];
   }
 
   /** Every node's address, comma-separated, as a client's server list. */
@@ -269,6 +277,8 @@ public final class ClusterProcesses implements AutoCloseable {
 
   private void launch(int node) throws IOException {
     List<String> arguments = new ArrayList<>();
+    arguments.add("--bind");
+    arguments.add(host(node));
     arguments.add("--cluster-conf");
     arguments.add(clusterConf.toString());
     arguments.add("--election-timeout-ms");
