@@ -458,6 +458,22 @@ class ClusterIT {
     return new JsonNodeCounts(counts);
   }
 
+  @Test
+  @Order(10)
+  void aClientGivenOneNodeAsItsAddressServerFindsTheWholeCluster() throws Exception {
+    Properties properties = new Properties();
+    properties.put(PropertyKeyConst.ENDPOINT, cluster.host(1));
+    properties.put(PropertyKeyConst.ENDPOINT_PORT, Integer.toString(cluster.port(1)));
+    ConfigService client = NacosFactory.createConfigService(properties);
+    clients.add(client);
+
+    assertThat(client.publishConfig("via-endpoint", "CLUSTER", "found")).isTrue();
+    for (int node = 0; node < 3; node++) {
+      assertThat(cluster.get(node, "/v1/cs/configs?dataId=via-endpoint&group=CLUSTER").body())
+          .isEqualTo("found");
+    }
+  }
+
   private Map<Integer, java.util.Set<String>> connectionIds() throws Exception {
     Map<Integer, java.util.Set<String>> ids = new java.util.HashMap<>();
     for (int node = 0; node < 3; node++) {
