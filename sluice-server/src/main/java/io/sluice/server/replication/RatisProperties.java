@@ -147,6 +147,11 @@ final class RatisProperties {
     RaftConfigKeys.Rpc.setType(properties, SupportedRpcType.GRPC);
     RaftClientConfigKeys.Rpc.setRequestTimeout(
         properties, millis(options.electionTimeoutMax().toMillis()));
+    // An ordered client's first request is otherwise a "dummy" watch that everything behind it
+    // waits for, up to the watch timeout (10 s), when the leader it was aimed at is gone.
+    RaftClientConfigKeys.Async.Experimental.setSendDummyRequest(properties, false);
+    RaftClientConfigKeys.Rpc.setWatchRequestTimeout(
+        properties, millis(options.requestTimeout().toMillis()));
     RaftClientConfigKeys.Async.setOutstandingRequestsMax(
         properties, Math.max(16, 4 * options.maxEntriesInFlight()));
     GrpcConfigKeys.setMessageSizeMax(

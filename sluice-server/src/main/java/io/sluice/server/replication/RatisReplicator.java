@@ -114,13 +114,13 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
   /** True while this node leads and has applied the whole log; written by Ratis threads. */
   private volatile boolean leaderReady;
 
-  /** The leader as this follower last heard of it, or null (none known, or this node leads). */
-  private volatile RaftPeerId followedLeader;
+  /** This node's member of the group, once started: what it knows of roles and the leader. */
+  private volatile RaftServer.Division division;
 
   /** A follower's way to the leader; created on first use, closed with the replicator. */
   private volatile RaftClient forwardingClient;
 
-  private final ReadBarriers readBarriers = new ReadBarriers(this::startReadBarrier);
+  private final ReadBarriers readBarriers;
 
   private volatile RaftServer server;
 
@@ -137,6 +137,10 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
         options.proposerExecutor().orElseGet(() -> own(owned, "sluice-replication-proposer"));
     this.completionExecutor =
         options.completionExecutor().orElseGet(() -> own(owned, "sluice-replication-completer"));
+    this.readBarriers =
+        new ReadBarriers(
+            this::startReadBarrier,
+            options.standalone() ? Runnable::run : own(owned, "sluice-read-barrier"));
     this.ownedExecutors = List.copyOf(owned);
     // Random per instance: batches replayed from an earlier run, or proposed by another peer, never
     // match, so their outcomes are not routed to anyone here.
@@ -172,7 +176,6 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
 
               @Override
               public void onLeaderChanged(RaftPeerId leaderId) {
-                followedLeader = leaderId;
                 if (leaderId != null) {
                   markFollowing(leaderId);
                 }
@@ -236,7 +239,7 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
                   + " bytes exceeds the limit of "
                   + options.maxCommandBytes()));
     }
-    if (!leaderReady && followedLeader == null) {
+    if (!leadsNow() && knownLeader() == null) {
       return CompletableFuture.failedFuture(
           new ReplicatorNotReadyException(
               !firstReady.isDone()
@@ -251,21 +254,43 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
   /** True while this node leads, or (in a cluster) follows a leader it has heard from. */
   @Override
   public boolean isReady() {
-    return (leaderReady || followedLeader != null) && !closed.get();
+    if (closed.get()) {
+      return false;
+    }
+    return options.standalone() ? leaderReady : firstReady.isDone() && knownLeader() != null;
   }
 
   /** Whether this node is the leader now and has applied the whole log. */
   public boolean isLeader() {
-    return leaderReady && !closed.get();
+    return leadsNow() && !closed.get();
   }
 
   /** The id of the leader this node knows of (itself included), or empty. */
   public Optional<String> leaderId() {
-    if (isLeader()) {
-      return Optional.of(selfId.toString());
-    }
-    RaftPeerId leader = followedLeader;
+    RaftPeerId leader = knownLeader();
     return leader == null ? Optional.empty() : Optional.of(leader.toString());
+  }
+
+  /**
+   * Leads and has applied the whole log. In a cluster, asked of Ratis itself rather than tracked
+   * from its notices: a leader that steps down and one that applies its first entry of the term are
+   * reported on different threads, and their order is not guaranteed.
+   */
+  private boolean leadsNow() {
+    if (options.standalone()) {
+      return leaderReady;
+    }
+    RaftServer.Division member = division;
+    return member != null && member.getInfo().isLeader() && member.getInfo().isLeaderReady();
+  }
+
+  /** The leader this node knows of, itself included, or null. */
+  private RaftPeerId knownLeader() {
+    if (options.standalone()) {
+      return leaderReady ? selfId : null;
+    }
+    RaftServer.Division member = division;
+    return member == null ? null : member.getInfo().getLeaderId();
   }
 
   /** The group as this node sees it now (see {@link GroupStatus} for what a follower knows). */
@@ -338,7 +363,7 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
     if (closed.get()) {
       return CompletableFuture.failedFuture(new ReplicatorClosedException("replicator is closed"));
     }
-    if (!leaderReady && followedLeader == null) {
+    if (knownLeader() == null) {
       return CompletableFuture.failedFuture(new ReplicatorNotReadyException(noLeaderMessage()));
     }
     return readBarriers.join();
@@ -536,6 +561,7 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
                 existing ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
             .build();
     server.start();
+    division = server.getDivision(groupId);
     checkLogReachesSnapshot();
   }
 
@@ -563,7 +589,13 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
   }
 
   private CompletableFuture<RaftClientReply> propose(long sequence, byte[] entry) {
-    if (!leaderReady && !options.standalone()) {
+    if (!options.standalone() && !leadsNow()) {
+      if (selfId.equals(knownLeader())) {
+        // Elected, but still applying the log of earlier terms: not a leader to forward to.
+        return CompletableFuture.failedFuture(
+            new ReplicatorNotReadyException(
+                "this node was just elected leader and is still applying the log"));
+      }
       return forward(entry);
     }
     RaftClientRequest request =
@@ -633,27 +665,45 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
             });
   }
 
+  /**
+   * The client forwards go through, aimed at the leader this node's Raft member knows of. The
+   * member learns of a new leader from the heartbeats within an election; a client left aimed at a
+   * dead leader would instead spend its attempts on it. So when the two differ, the client is
+   * replaced (what was in flight on the old one fails: outcome unknown).
+   */
   private RaftClient forwardingClient() {
+    RaftPeerId leader = knownLeader();
     RaftClient client = forwardingClient;
-    if (client != null) {
+    if (client != null && (leader == null || leader.equals(client.getLeaderId()))) {
       return client;
     }
+    RaftClient replaced = null;
     synchronized (this) {
-      if (forwardingClient == null) {
-        if (closed.get()) {
-          throw new ReplicatorClosedException("replicator is closed");
-        }
-        forwardingClient =
+      if (closed.get()) {
+        throw new ReplicatorClosedException("replicator is closed");
+      }
+      client = forwardingClient;
+      if (client == null || (leader != null && !leader.equals(client.getLeaderId()))) {
+        replaced = client;
+        client =
             RaftClient.newBuilder()
                 .setClientId(ClientId.randomId())
                 .setRaftGroup(RaftGroup.valueOf(groupId, raftPeers()))
-                .setLeaderId(followedLeader)
+                .setLeaderId(leader)
                 .setProperties(RatisProperties.forwardingClientProperties(options))
                 .setRetryPolicy(RatisProperties.forwardingRetryPolicy(options))
                 .build();
+        forwardingClient = client;
       }
-      return forwardingClient;
     }
+    if (replaced != null) {
+      try {
+        replaced.close();
+      } catch (IOException | RuntimeException e) {
+        log.debug("closing the forwarding client of an earlier leader failed", e);
+      }
+    }
+    return client;
   }
 
   private List<RaftPeer> raftPeers() {

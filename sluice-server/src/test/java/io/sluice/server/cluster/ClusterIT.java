@@ -474,6 +474,95 @@ class ClusterIT {
     }
   }
 
+  @Test
+  @Order(11)
+  void concurrentWritesAndReadsOnEveryNodeAreLinearizableAcrossALeaderKill() throws Exception {
+    io.sluice.server.testing.RegisterHistory history =
+        new io.sluice.server.testing.RegisterHistory();
+    Map<String, java.util.concurrent.atomic.AtomicInteger> outcomes = new ConcurrentHashMap<>();
+    AtomicBoolean stop = new AtomicBoolean();
+    List<Thread> threads = new ArrayList<>();
+    for (int t = 0; t < 4; t++) {
+      int thread = t;
+      Thread worker =
+          new Thread(
+              () -> {
+                java.util.Random random = new java.util.Random(thread);
+                for (int n = 0; !stop.get(); n++) {
+                  String key = "lin-" + random.nextInt(2);
+                  int node = random.nextInt(3);
+                  if (!cluster.process(node).isAlive()) {
+                    continue;
+                  }
+                  if (random.nextBoolean()) {
+                    String value = "t" + thread + "-" + n;
+                    var op = history.write(key, value);
+                    try {
+                      int status = publish(node, key, value).statusCode();
+                      outcomes
+                          .computeIfAbsent(
+                              "write@" + node + "=" + status,
+                              k -> new java.util.concurrent.atomic.AtomicInteger())
+                          .incrementAndGet();
+                      if (status == 200) {
+                        history.ok(op, value);
+                      } else {
+                        history.unknown(op);
+                      }
+                    } catch (Exception e) {
+                      history.unknown(op);
+                    }
+                  } else {
+                    var op = history.read(key);
+                    try {
+                      HttpResponse<String> read =
+                          cluster.get(node, "/v1/cs/configs?dataId=" + key + "&group=CLUSTER");
+                      outcomes
+                          .computeIfAbsent(
+                              "read@" + node + "=" + read.statusCode(),
+                              k -> new java.util.concurrent.atomic.AtomicInteger())
+                          .incrementAndGet();
+                      if (read.statusCode() == 200) {
+                        history.ok(op, read.body());
+                      } else if (read.statusCode() == 404) {
+                        history.ok(op, null);
+                      } else {
+                        history.unknown(op);
+                      }
+                    } catch (Exception e) {
+                      history.unknown(op);
+                    }
+                  }
+                }
+              },
+              "linearizability-" + t);
+      threads.add(worker);
+      worker.start();
+    }
+    awaitCondition(() -> history.size() >= 200, 60);
+    int leader = cluster.awaitLeader(LEADER_PATIENCE_SECONDS);
+    cluster.kill(leader);
+    int sizeAtKill = history.size();
+    System.out.println("at kill of node " + leader + ": " + outcomes);
+    try {
+      awaitCondition(() -> history.size() >= sizeAtKill + 300, 60);
+    } finally {
+      System.out.println("after kill: " + outcomes);
+    }
+    cluster.restart(leader);
+    int sizeAtRestart = history.size();
+    awaitCondition(() -> history.size() >= sizeAtRestart + 100, 60);
+    stop.set(true);
+    for (Thread thread : threads) {
+      thread.join(30_000);
+    }
+    String violation = history.violation();
+    System.out.printf(
+        "linearizability: %d operations on 2 keys over 3 nodes, leader killed and restarted: %s%n",
+        history.size(), violation == null ? "linearizable" : "VIOLATION");
+    assertThat(violation).isNull();
+  }
+
   private Map<Integer, java.util.Set<String>> connectionIds() throws Exception {
     Map<Integer, java.util.Set<String>> ids = new java.util.HashMap<>();
     for (int node = 0; node < 3; node++) {

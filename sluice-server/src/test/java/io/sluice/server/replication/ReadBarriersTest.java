@@ -15,7 +15,8 @@ class ReadBarriersTest {
             CompletableFuture<Void> barrier = new CompletableFuture<>();
             started.add(barrier);
             return barrier;
-          });
+          },
+          Runnable::run);
 
   @Test
   void aReaderArrivingWhileABarrierIsInFlightWaitsForTheNextOne() {

@@ -27,7 +27,7 @@ import java.util.concurrent.TimeUnit;
  */
 public final class ClusterProcesses implements AutoCloseable {
   /** Lower election timeout of test nodes (upper: twice it). */
-  public static final int ELECTION_TIMEOUT_MILLIS = 300;
+  public static final int ELECTION_TIMEOUT_MILLIS = 500;
 
   /** Silence after which a test node's ephemeral instances are removed (default 10 s). */
   public static final int OWNER_TIMEOUT_MILLIS = 3_000;
