@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.sun.tools.attach.VirtualMachine;
 import java.nio.file.Path;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -69,7 +70,7 @@ class Boot3OnJava17IT extends GovernedAppScenarios {
   }
 
   @Test
-  void appliesTheCachedRulesAtTheNextStartBeforeTheServerAnswers() throws Exception {
+  void appliesTheCachedRulesAndWovenClassesAtTheNextStartBeforeTheServerAnswers() throws Exception {
     configCenter.publish(
         appName() + "-flow-rules", "[{\"resource\":\"GET /orders/{id}\",\"count\":5}]");
     await().atMost(RULE_DEADLINE).until(() -> burst("/orders/1", 20).getOrDefault(429, 0) > 0);
@@ -79,5 +80,33 @@ class Boot3OnJava17IT extends GovernedAppScenarios {
     app = startApp();
     assertThat(burst("/orders/3", 20).getOrDefault(429, 0)).isGreaterThan(0);
     assertThat(app.output()).contains("[sluice-agent]");
+    // The second start took the classes the first one wove from the cache: no Byte Buddy.
+    assertThat(agentLog()).contains("from the cache").contains("Byte Buddy not loaded");
+  }
+
+  @Test
+  void appliesARulePublishedRightAfterAConfigCenterRestartWithinASecond() throws Exception {
+    // Earlier tests' rules are gone (the application may still be catching up on their removal).
+    await()
+        .atMost(RULE_DEADLINE)
+        .pollInterval(Duration.ofMillis(50))
+        .until(() -> app.get("/orders/5").statusCode() == 200);
+    configCenter.stop();
+    // Long enough for the watcher's backoff to grow (0.5, 1, 2, 4, 8 s): without noticing the
+    // server's return it would wait up to 8 s more.
+    Thread.sleep(12_000);
+    configCenter.restart();
+    configCenter.publish(
+        appName() + "-flow-rules", "[{\"resource\":\"GET /orders/{id}\",\"count\":0}]");
+    long acknowledged = System.nanoTime();
+    await()
+        .atMost(RULE_DEADLINE)
+        .pollInterval(Duration.ZERO)
+        .until(() -> app.get("/orders/5").statusCode() == 429);
+    long millis = (System.nanoTime() - acknowledged) / 1_000_000;
+    System.err.printf(
+        "[e2e] %s: rule published after a config center restart enforced %d ms after the publish%n",
+        appName(), millis);
+    assertThat(millis).as("ms from the publish to enforcement").isLessThanOrEqualTo(1000);
   }
 }

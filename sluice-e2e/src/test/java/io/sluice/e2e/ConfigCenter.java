@@ -45,12 +45,18 @@ abstract class ConfigCenter implements AutoCloseable {
   abstract String kind();
 
   void publish(String dataId, String content) throws IOException, InterruptedException {
+    publish(GROUP, dataId, content);
+  }
+
+  /** Publishes a document of another group (Sluice's own documents are in group SLUICE). */
+  void publish(String group, String dataId, String content)
+      throws IOException, InterruptedException {
     // A restarted sluice-server reports ready before its replicator has replayed its log, and
     // answers 503 meanwhile: retry that, briefly.
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     while (true) {
       try {
-        publishOnce(dataId, content);
+        publishOnce(group, dataId, content);
         return;
       } catch (StillStartingException e) {
         if (System.nanoTime() > deadline) {
@@ -69,12 +75,13 @@ abstract class ConfigCenter implements AutoCloseable {
     }
   }
 
-  private void publishOnce(String dataId, String content) throws IOException, InterruptedException {
+  private void publishOnce(String group, String dataId, String content)
+      throws IOException, InterruptedException {
     String form =
         "dataId="
             + encode(dataId)
             + "&group="
-            + encode(GROUP)
+            + encode(group)
             + "&content="
             + encode(content)
             + "&type=json";

@@ -44,11 +44,27 @@ abstract class GovernedAppScenarios {
       List.of(
           "rest-template",
           "rest-client",
+          "webclient",
           "jdk",
+          "jdk-async",
           "okhttp",
           "okhttp-async",
           "apache",
+          "apache-async",
+          "apache4",
           "url-connection");
+
+  /** The clients that return a resource's synthetic fallback response; the others throw. */
+  static final List<String> SYNTHETIC_RESPONSE_CLIENTS =
+      List.of(
+          "rest-template",
+          "rest-client",
+          "webclient",
+          "jdk",
+          "jdk-async",
+          "okhttp",
+          "okhttp-async",
+          "apache");
 
   ConfigCenter configCenter;
   AppProcess app;
@@ -84,7 +100,8 @@ abstract class GovernedAppScenarios {
             + ",log.dir="
             + WORK_DIR.resolve(appName()).toAbsolutePath()
             + ",cache.dir="
-            + cacheDir.toAbsolutePath(),
+            + cacheDir.toAbsolutePath()
+            + ",instrumentation.enabled=java-thread",
         appName(),
         WORK_DIR.resolve(appName()));
   }
@@ -104,6 +121,9 @@ abstract class GovernedAppScenarios {
     configCenter.ensureRunning();
     configCenter.publish(appName() + "-flow-rules", "[]");
     configCenter.publish(appName() + "-degrade-rules", "[]");
+    configCenter.publish(appName() + "-param-flow-rules", "[]");
+    configCenter.publish(appName() + "-authority-rules", "[]");
+    configCenter.publish("SLUICE", appName() + "-fallbacks", "{\"fallbacks\":[]}");
   }
 
   @Test
@@ -296,7 +316,10 @@ abstract class GovernedAppScenarios {
             "fork-join",
             "completable-future",
             "spring-async",
-            "virtual-thread")) {
+            "virtual-thread",
+            "fork",
+            "fork-join-task",
+            "new-thread")) {
       String expected = kind.equals("completable-future") ? "blue/blue" : "blue";
       String none = kind.equals("completable-future") ? "none/none" : "none";
       if (kind.equals("virtual-thread") && javaFeatureVersion() < 21) {
@@ -323,6 +346,163 @@ abstract class GovernedAppScenarios {
           .as(client + " without a lane")
           .isEqualTo("none");
     }
+  }
+
+  @Test
+  void sendsItsNameOnEveryOutboundCallForTheCalleesOriginRules() throws Exception {
+    for (String client : HTTP_CLIENTS) {
+      assertThat(app.get("/relay/" + client + "?base=" + app.base() + "&to=/ctx/origin").body())
+          .as(client)
+          .isEqualTo(appName());
+    }
+    // Sentinel's origin header is read too.
+    assertThat(app.get("/ctx/origin", "S-user", "batch").body()).isEqualTo("batch");
+  }
+
+  @Test
+  void limitsOneValueOfAPathVariableAndNotAnother() throws Exception {
+    configCenter.publish(
+        appName() + "-param-flow-rules",
+        "[{\"resource\":\"GET /orders/{id}\",\"paramIdx\":0,\"count\":3}]");
+    await()
+        .atMost(RULE_DEADLINE)
+        .pollInterval(Duration.ofMillis(50))
+        .until(() -> burst("/orders/hot", 5).getOrDefault(429, 0) > 0);
+    Thread.sleep(1100);
+
+    Map<Integer, Integer> hot = burst("/orders/hot", 10);
+    Map<Integer, Integer> cold = burst("/orders/cold", 3);
+
+    assertThat(hot).containsEntry(200, 3).containsEntry(429, 7);
+    assertThat(cold).containsOnlyKeys(200);
+    HttpResponse<String> refused = app.get("/orders/hot");
+    assertThat(refused.statusCode()).isEqualTo(429);
+    assertThat(refused.body()).contains("param-flow");
+  }
+
+  @Test
+  void limitsOneValueOfAQueryParameterARuleNames() throws Exception {
+    configCenter.publish(
+        appName() + "-param-flow-rules",
+        "[{\"resource\":\"GET /work\",\"count\":2,\"paramSource\":{\"query\":\"user\"}}]");
+    await()
+        .atMost(RULE_DEADLINE)
+        .pollInterval(Duration.ofMillis(50))
+        .until(() -> burst("/work?user=alice", 3).getOrDefault(429, 0) > 0);
+    Thread.sleep(1100);
+
+    assertThat(burst("/work?user=alice", 5)).containsEntry(200, 2).containsEntry(429, 3);
+    assertThat(burst("/work?user=bob", 2)).containsOnlyKeys(200);
+    assertThat(burst("/work", 5)).as("no value: not limited").containsOnlyKeys(200);
+  }
+
+  @Test
+  void appliesAChainRuleOnlyToCallsMadeThroughItsEntrance() throws Exception {
+    configCenter.publish(
+        appName() + "-flow-rules",
+        "[{\"resource\":\"GET 127.0.0.1:"
+            + app.port()
+            + "/orders/{id}\",\"count\":0,\"strategy\":2,\"refResource\":\"GET /via/a\"}]");
+    await()
+        .atMost(RULE_DEADLINE)
+        .pollInterval(Duration.ofMillis(50))
+        .until(() -> app.get("/via/a?base=" + app.base()).body().equals("refused"));
+    assertThat(app.get("/via/b?base=" + app.base()).body()).isEqualTo("200");
+    assertThat(app.get("/via/a?base=" + app.base()).body()).isEqualTo("refused");
+  }
+
+  @Test
+  void answersARefusedRouteWithItsFallbackFromTheConfigCenter() throws Exception {
+    configCenter.publish(
+        "SLUICE",
+        appName() + "-fallbacks",
+        "{\"fallbacks\":[{\"resource\":\"GET /work\",\"status\":200,"
+            + "\"contentType\":\"application/json\",\"headers\":{\"x-degraded\":\"true\"},"
+            + "\"body\":\"{\\\"fallback\\\":true}\"}]}");
+    configCenter.publish(appName() + "-flow-rules", "[{\"resource\":\"GET /work\",\"count\":0}]");
+    await()
+        .atMost(RULE_DEADLINE)
+        .pollInterval(Duration.ofMillis(50))
+        .until(() -> app.get("/work").body().equals("{\"fallback\":true}"));
+
+    HttpResponse<String> answer = app.get("/work");
+    assertThat(answer.statusCode()).isEqualTo(200);
+    assertThat(answer.headers().firstValue("x-degraded")).hasValue("true");
+    assertThat(answer.headers().firstValue("Content-Type"))
+        .hasValueSatisfying(type -> assertThat(type).startsWith("application/json"));
+  }
+
+  @Test
+  void givesARefusedOutboundCallItsSyntheticResponseOrTheException() throws Exception {
+    String resource = "GET 127.0.0.1:" + app.port() + "/orders/{id}";
+    configCenter.publish(
+        "SLUICE",
+        appName() + "-fallbacks",
+        "{\"fallbacks\":[{\"resource\":\""
+            + resource
+            + "\",\"outbound\":\"response\",\"status\":200,\"body\":\"synthetic\"}]}");
+    configCenter.publish(
+        appName() + "-flow-rules", "[{\"resource\":\"" + resource + "\",\"count\":0}]");
+    await()
+        .atMost(RULE_DEADLINE)
+        .pollInterval(Duration.ofMillis(50))
+        .until(() -> app.get("/fetch/jdk?base=" + app.base()).body().equals("200 synthetic"));
+
+    for (String client : HTTP_CLIENTS) {
+      assertThat(app.get("/fetch/" + client + "?base=" + app.base()).body())
+          .as(client)
+          .isEqualTo(SYNTHETIC_RESPONSE_CLIENTS.contains(client) ? "200 synthetic" : "refused");
+    }
+  }
+
+  @Test
+  void enforcesAPublishedRuleWithinASecondOfThePublish() throws Exception {
+    List<Long> millis = new ArrayList<>();
+    for (int round = 0; round < 5; round++) {
+      String route = round % 2 == 0 ? "/orders/" + round : "/work";
+      String resource = round % 2 == 0 ? "GET /orders/{id}" : "GET /work";
+      // Rounds alternate between two routes so every publish changes what is enforced.
+      configCenter.publish(appName() + "-flow-rules", "[]");
+      await()
+          .atMost(RULE_DEADLINE)
+          .pollInterval(Duration.ofMillis(20))
+          .until(() -> app.get(route).statusCode() == 200);
+      configCenter.publish(
+          appName() + "-flow-rules", "[{\"resource\":\"" + resource + "\",\"count\":0}]");
+      long acknowledged = System.nanoTime();
+      await()
+          .atMost(RULE_DEADLINE)
+          .pollInterval(Duration.ZERO)
+          .until(() -> app.get(route).statusCode() == 429);
+      millis.add((System.nanoTime() - acknowledged) / 1_000_000);
+    }
+    List<Long> sorted = new ArrayList<>(millis);
+    sorted.sort(null);
+    System.err.printf(
+        "[e2e] %s: publish acknowledged -> enforced, 5 publishes: %s ms (median %d)%n",
+        appName(), millis, sorted.get(2));
+    assertThat(sorted.get(2)).as("median ms, publish -> enforced").isLessThanOrEqualTo(1000);
+    assertThat(sorted.get(4)).as("slowest ms").isLessThan(10_000);
+  }
+
+  @Test
+  void saysWhetherEachRuleCanTakeEffectAndNeverReportsAPhantomRemoval() throws Exception {
+    app.get("/work");
+    configCenter.publish(
+        appName() + "-degrade-rules",
+        "[{\"resource\":\"GET /wrok\",\"grade\":2,\"count\":5,\"timeWindow\":1},"
+            + "{\"resource\":\"GET /work\",\"grade\":2,\"count\":5,\"timeWindow\":1}]");
+    await().atMost(RULE_DEADLINE).until(() -> agentLog().contains("resource=GET /wrok"));
+    String log = agentLog();
+    assertThat(log)
+        .contains("resource=GET /wrok")
+        .contains("waits for its resource: no call to 'GET /wrok' seen so far")
+        .contains("resource=GET /work")
+        .contains("in effect on a Spring MVC route");
+    // Documents that never existed are not reported removed (the agent started with none).
+    assertThat(log)
+        .doesNotContain("removed rules (document deleted) SENTINEL_GROUP/" + appName() + "-system")
+        .doesNotContain("removed rules (document deleted) SLUICE/lanes");
   }
 
   @Test

@@ -120,7 +120,12 @@ abstract class LaneChainScenarios {
                 name,
                 dir,
                 lane == null ? List.of() : List.of("-Dsluice.lane=" + lane),
-                List.of("--spring.cloud.nacos.discovery.server-addr=127.0.0.1:" + serverPort),
+                List.of(
+                    "--spring.cloud.nacos.discovery.server-addr=127.0.0.1:" + serverPort,
+                    // A load balancer cache far longer than any wait here: an instance that
+                    // leaves stops getting picks in time only if the agent evicts the cached list
+                    // when the registry pushes the change.
+                    "--spring.cloud.loadbalancer.cache.ttl=10m"),
                 readyPath);
           } catch (Exception e) {
             throw new IllegalStateException("could not start " + label, e);
@@ -144,6 +149,15 @@ abstract class LaneChainScenarios {
     if (server != null) {
       publish("SLUICE", "lanes", "{\"lanes\":[]}");
       publish("SENTINEL_GROUP", "lanes-gateway-flow-rules", "[]");
+      publish("SENTINEL_GROUP", "lanes-a-flow-rules", "[]");
+      publish("SLUICE", "lanes-a-fallbacks", "{\"fallbacks\":[]}");
+      publish("SENTINEL_GROUP", "lanes-b-flow-rules", "[]");
+      publish("SENTINEL_GROUP", "lanes-b-authority-rules", "[]");
+      // The next test starts once the gateway's route admits again (a rule leaves within 1 s).
+      await()
+          .atMost(Duration.ofSeconds(15))
+          .pollInterval(Duration.ofMillis(100))
+          .until(() -> status("/a/hop") == 200);
     }
   }
 
@@ -254,16 +268,169 @@ abstract class LaneChainScenarios {
   }
 
   @Test
+  @Order(6)
+  void namesEveryLoadBalancedCallByItsServiceSoOneRuleCoversEveryClient() throws Exception {
+    publish(
+        "SLUICE",
+        "lanes-a-fallbacks",
+        "{\"fallbacks\":[{\"resource\":\"GET lanes-b/hop\",\"outbound\":\"response\","
+            + "\"status\":200,\"body\":\"b-fallback\"}]}");
+    publish(
+        "SENTINEL_GROUP", "lanes-a-flow-rules", "[{\"resource\":\"GET lanes-b/hop\",\"count\":0}]");
+    String viaFeign = "/a/hop?next=" + encode("lanes-b:feign");
+    await()
+        .atMost(Duration.ofSeconds(15))
+        .pollInterval(Duration.ofMillis(50))
+        .until(() -> get(viaFeign).equals("lanes-a[base] > b-fallback"));
+    for (String client : List.of("rest-template", "rest-client", "webclient", "feign", "async")) {
+      for (int i = 0; i < 4; i++) { // whichever instance the balancer picks
+        assertThat(get("/a/hop?next=" + encode("lanes-b:" + client), "x-sluice-lane", "gray"))
+            .as(client)
+            .isEqualTo("lanes-a[base] > b-fallback");
+      }
+    }
+    // Another service is not covered by the rule.
+    assertThat(get("/a/hop?next=" + encode("lanes-c:feign")))
+        .isEqualTo("lanes-a[base] > lanes-c[base]");
+  }
+
+  @Test
+  @Order(7)
+  void appliesALimitAppRuleToCallsFromOneGovernedApplicationAndNotAnother() throws Exception {
+    publish(
+        "SENTINEL_GROUP",
+        "lanes-b-flow-rules",
+        "[{\"resource\":\"GET /hop\",\"count\":0,\"limitApp\":\"lanes-a\"}]");
+    await()
+        .atMost(Duration.ofSeconds(15))
+        .pollInterval(Duration.ofMillis(50))
+        .until(() -> status("/a/hop?next=lanes-b") == 500);
+    // lanes-a -> lanes-b is refused (a's client sees 429 and fails); lanes-c -> lanes-b is not.
+    assertThat(status("/a/hop?next=lanes-b")).isEqualTo(500);
+    assertThat(get("/a/hop?next=" + encode("lanes-c,lanes-b")))
+        .isEqualTo("lanes-a[base] > lanes-c[base] > lanes-b[base]");
+  }
+
+  @Test
+  @Order(8)
+  void refusesACallerAnAuthorityRuleBlacklists() throws Exception {
+    publish(
+        "SENTINEL_GROUP",
+        "lanes-b-authority-rules",
+        "[{\"resource\":\"GET /hop\",\"limitApp\":\"lanes-a\",\"strategy\":1}]");
+    await()
+        .atMost(Duration.ofSeconds(15))
+        .pollInterval(Duration.ofMillis(50))
+        .until(() -> status("/a/hop?next=lanes-b") == 500);
+    assertThat(get("/a/hop?next=" + encode("lanes-c,lanes-b")))
+        .isEqualTo("lanes-a[base] > lanes-c[base] > lanes-b[base]");
+  }
+
+  @Test
+  @Order(9)
+  void governsAWebFluxRouteOfTheGateway() throws Exception {
+    publish(
+        "SENTINEL_GROUP",
+        "lanes-gateway-flow-rules",
+        "[{\"resource\":\"GET /health\",\"count\":0}]");
+    await()
+        .atMost(Duration.ofSeconds(15))
+        .pollInterval(Duration.ofMillis(50))
+        .until(() -> status("/health") == 429);
+    HttpResponse<String> refused = response("/health");
+    assertThat(refused.statusCode()).isEqualTo(429);
+    assertThat(refused.body()).contains("\"error\":\"flow\"");
+    assertThat(get(CHAIN, "x-sluice-lane", "gray"))
+        .as("other routes unaffected")
+        .isEqualTo(GRAY_PATH);
+  }
+
+  @Test
+  @Order(10)
+  void pacesAGatewayRouteOnATimerAndAdmitsEveryQueuedRequest() throws Exception {
+    publish(
+        "SENTINEL_GROUP",
+        "lanes-gateway-flow-rules",
+        "[{\"resource\":\"a-route\",\"count\":5,\"controlBehavior\":2,"
+            + "\"maxQueueingTimeMs\":5000}]");
+    await()
+        .atMost(Duration.ofSeconds(15))
+        .pollInterval(Duration.ofMillis(100))
+        .until(() -> spanOfConcurrent("/a/hop", 4).toMillis() >= 500);
+    Thread.sleep(1000);
+    long started = System.nanoTime();
+    Duration span = spanOfConcurrent("/a/hop", 10);
+    System.err.printf(
+        "[e2e] %s: 10 concurrent requests paced at 5/s answered over %d ms (%d ms in all)%n",
+        label(), span.toMillis(), (System.nanoTime() - started) / 1_000_000);
+    // Ten calls paced 200 ms apart: the last starts at least 1.8 s after the first.
+    assertThat(span.toMillis()).isGreaterThanOrEqualTo(1500);
+  }
+
+  @Test
+  @Order(11)
+  void namesTheGatewayAsTheCallerOfTheServicesItProxiesTo() throws Exception {
+    publish(
+        "SENTINEL_GROUP",
+        "lanes-a-flow-rules",
+        "[{\"resource\":\"GET /hop\",\"count\":0,\"limitApp\":\"lanes-gateway\"}]");
+    await()
+        .atMost(Duration.ofSeconds(15))
+        .pollInterval(Duration.ofMillis(50))
+        .until(() -> status("/a/hop") == 429);
+    // A client cannot pass for another caller through the gateway: the gateway names itself.
+    assertThat(response("/a/hop", "x-sluice-origin", "lanes-c").statusCode()).isEqualTo(429);
+    // Calls that do not come through the gateway are not limited by the rule.
+    assertThat(a.get("/hop").statusCode()).isEqualTo(200);
+    assertThat(a.get("/hop", "x-sluice-origin", "lanes-c").statusCode()).isEqualTo(200);
+  }
+
+  /**
+   * Sends {@code n} requests at once; all must succeed. Returns the time between the first and the
+   * last answer.
+   */
+  Duration spanOfConcurrent(String path, int n) throws Exception {
+    List<CompletableFuture<Long>> answers = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      answers.add(
+          http.sendAsync(
+                  HttpRequest.newBuilder(gateway.uri(path)).timeout(Duration.ofSeconds(30)).build(),
+                  HttpResponse.BodyHandlers.ofString())
+              .thenApply(
+                  response -> {
+                    assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+                    return System.nanoTime();
+                  }));
+    }
+    long first = Long.MAX_VALUE;
+    long last = Long.MIN_VALUE;
+    for (CompletableFuture<Long> answer : answers) {
+      long at = answer.get(60, java.util.concurrent.TimeUnit.SECONDS);
+      first = Math.min(first, at);
+      last = Math.max(last, at);
+    }
+    return Duration.ofNanos(last - first);
+  }
+
+  @Test
   @Order(100)
   void stoppingTheGrayInstanceSendsItsTrafficToBaseWithoutAFailedRequest() throws Exception {
     assertThat(get(CHAIN, "x-sluice-lane", "gray")).isEqualTo(GRAY_PATH);
     grayB.close();
-    // The registry pushes the change; the load balancers' two-second instance cache then expires.
     await()
         .atMost(Duration.ofSeconds(30))
         .pollInterval(Duration.ofMillis(200))
         .until(() -> !registryLists("lanes-b", grayB.port()));
-    Thread.sleep(3_000);
+    // The registry pushes the removal to a's nacos-client, and the agent evicts a's cached list at
+    // once: gray traffic is on base within seconds, not when the ten-minute cache expires.
+    long removed = System.nanoTime();
+    await()
+        .atMost(Duration.ofSeconds(15))
+        .pollInterval(Duration.ofMillis(100))
+        .until(() -> get(CHAIN, "x-sluice-lane", "gray").equals(BASE_PATH));
+    System.err.printf(
+        "[e2e] %s: gray traffic on base %d ms after the registry dropped the instance%n",
+        label(), (System.nanoTime() - removed) / 1_000_000);
     Map<String, Integer> paths = paths(CHAIN, 100, "x-sluice-lane", "gray");
     assertThat(paths).containsOnlyKeys(BASE_PATH);
   }

@@ -396,6 +396,8 @@ public final class FlowRegistry {
     }
 
     ParamCheck[] params = new ParamCheck[paramRules.size()];
+    boolean paramsByIndex = false;
+    boolean paramsBySource = false;
     for (int i = 0; i < params.length; i++) {
       ParamFlowRuleSpec spec = paramRules.get(i);
       ParamValueLimiters limiters =
@@ -404,6 +406,8 @@ public final class FlowRegistry {
               : new ParamValueLimiters(spec, maxParamValuesPerRule, overflowedParamValues);
       states.put(spec, limiters);
       params[i] = new ParamCheck(limiters, serials.get(spec));
+      paramsBySource |= params[i].bySource();
+      paramsByIndex |= !params[i].bySource();
     }
 
     long concurrencyLimit = -1;
@@ -493,7 +497,9 @@ public final class FlowRegistry {
             other.toArray(new FlowCheck[0]),
             !forNamed.isEmpty() || !forOther.isEmpty(),
             timeEveryCall,
-            timeEveryInboundCall);
+            timeEveryInboundCall,
+            paramsByIndex,
+            paramsBySource);
     return () -> {
       node.ruleStates = states;
       node.guard = guard;

@@ -40,6 +40,8 @@ final class Guard {
           new FlowCheck[0],
           false,
           false,
+          false,
+          false,
           false);
 
   private static final int MAX_TRACKED_PROBES = 63;
@@ -60,6 +62,8 @@ final class Guard {
   final boolean originSensitive;
   final boolean timeEveryOutboundCall;
   final boolean timeEveryInboundCall;
+  final boolean paramsByIndex;
+  final boolean paramsBySource;
 
   Guard(
       boolean governedOutbound,
@@ -77,7 +81,9 @@ final class Guard {
       FlowCheck[] flowsForOtherOrigin,
       boolean originSensitive,
       boolean timeEveryOutboundCall,
-      boolean timeEveryInboundCall) {
+      boolean timeEveryInboundCall,
+      boolean paramsByIndex,
+      boolean paramsBySource) {
     this.governedOutbound = governedOutbound;
     this.governedInbound = governedInbound;
     this.statistics = statistics;
@@ -94,6 +100,8 @@ final class Guard {
     this.originSensitive = originSensitive;
     this.timeEveryOutboundCall = timeEveryOutboundCall;
     this.timeEveryInboundCall = timeEveryInboundCall;
+    this.paramsByIndex = paramsByIndex;
+    this.paramsBySource = paramsBySource;
   }
 
   /** Decides on one call; see the class doc for the order. Returns a permit. */
@@ -104,7 +112,9 @@ final class Guard {
       String origin,
       String entrance,
       Object param,
-      Object[] args) {
+      Object[] args,
+      CallAttributes attributes,
+      Object call) {
     boolean knownOrigin = origin != null && !origin.isEmpty();
     if (authority.length != 0 && knownOrigin) {
       for (AuthorityCheck check : authority) {
@@ -148,7 +158,7 @@ final class Guard {
 
     long wait = 0;
     for (ParamCheck check : params) {
-      long w = check.limiters.tryAcquire(now, check.argument(param, args));
+      long w = check.limiters.tryAcquire(now, check.value(param, args, attributes, call));
       if (w < 0) {
         undo(systemGuard, probes, (flags & Permit.CONCURRENCY) != 0, node);
         return block(now, inbound, RuleKind.PARAM_FLOW, check.serial);
@@ -231,16 +241,33 @@ final class Guard {
     }
   }
 
-  /** A hot-parameter rule: which argument, and the per-value limiters. */
+  /** A hot-parameter rule: which argument (or call attribute), and the per-value limiters. */
   static final class ParamCheck {
     final ParamValueLimiters limiters;
     final int serial;
     private final int paramIdx;
+    private final ParamSource source;
 
     ParamCheck(ParamValueLimiters limiters, int serial) {
       this.limiters = limiters;
       this.serial = serial;
       this.paramIdx = limiters.rule().paramIdx();
+      this.source = limiters.rule().source();
+    }
+
+    boolean bySource() {
+      return source != null;
+    }
+
+    /**
+     * The value the rule limits: the call attribute it names, read through {@code attributes}
+     * (absent without a reader), else the argument it names.
+     */
+    Object value(Object param, Object[] args, CallAttributes attributes, Object call) {
+      if (source != null) {
+        return attributes == null ? null : attributes.read(call, source);
+      }
+      return argument(param, args);
     }
 
     /**

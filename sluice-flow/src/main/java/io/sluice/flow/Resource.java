@@ -11,8 +11,10 @@ package io.sluice.flow;
  *
  * <p>Arguments, all optional (null): {@code origin} is the calling application (matched by {@code
  * limitApp} of flow and authority rules), {@code entrance} is the entry resource the call came
- * through (matched by CHAIN flow rules), {@code param} is argument 0 for hot-parameter rules, and
- * {@code args} gives all arguments for rules with another {@code paramIdx}.
+ * through (matched by CHAIN flow rules), {@code param} is argument 0 for hot-parameter rules,
+ * {@code args} gives all arguments for rules with another {@code paramIdx}, and a call with {@link
+ * CallAttributes} answers rules that name a header, query parameter or cookie ({@link
+ * ParamSource}).
  */
 public final class Resource {
 
@@ -48,27 +50,52 @@ public final class Resource {
 
   /** Decides on a call with no origin, entrance or parameter. */
   public long tryAcquire() {
-    return node().acquire(registry, inbound, null, null, null, null);
+    return node().acquire(registry, inbound, null, null, null, null, null, null);
   }
 
   /** Decides on a call from {@code origin}. */
   public long tryAcquire(String origin) {
-    return node().acquire(registry, inbound, origin, null, null, null);
+    return node().acquire(registry, inbound, origin, null, null, null, null, null);
   }
 
   /** Decides on a call from {@code origin} with hot-parameter argument {@code param}. */
   public long tryAcquire(String origin, Object param) {
-    return node().acquire(registry, inbound, origin, null, param, null);
+    return node().acquire(registry, inbound, origin, null, param, null, null, null);
   }
 
   /** Decides on a call from {@code origin} that came through {@code entrance}. */
   public long tryAcquire(String origin, String entrance, Object param) {
-    return node().acquire(registry, inbound, origin, entrance, param, null);
+    return node().acquire(registry, inbound, origin, entrance, param, null, null, null);
   }
 
   /** Decides on a call whose arguments are {@code args} (for any {@code paramIdx}). */
   public long tryAcquireArgs(String origin, String entrance, Object[] args) {
-    return node().acquire(registry, inbound, origin, entrance, null, args);
+    return node().acquire(registry, inbound, origin, entrance, null, args, null, null);
+  }
+
+  /**
+   * Decides on a call with everything a rule may look at: its arguments (for {@code paramIdx}) and
+   * the call itself, whose attributes (header, query parameter, cookie) {@code attributes} reads
+   * for rules with a {@code paramSource}. Both may be null: a rule then sees no value (and does not
+   * limit). Allocation-free like the others.
+   */
+  public long tryAcquire(
+      String origin, String entrance, Object[] args, CallAttributes attributes, Object call) {
+    return node().acquire(registry, inbound, origin, entrance, null, args, attributes, call);
+  }
+
+  /**
+   * Whether a hot-parameter rule of this resource reads an argument by index, so a caller that can
+   * supply the arguments should (a caller that cannot leaves such rules without a value). One field
+   * read; changes when rules are loaded.
+   */
+  public boolean needsArguments() {
+    return node().guard.paramsByIndex;
+  }
+
+  /** Whether a hot-parameter rule of this resource reads a call attribute ({@link ParamSource}). */
+  public boolean readsCallAttributes() {
+    return node().guard.paramsBySource;
   }
 
   /** Releases a call that succeeded. */

@@ -49,12 +49,15 @@ final class ResourceNode {
       String origin,
       String entrance,
       Object param,
-      Object[] args) {
+      Object[] args,
+      CallAttributes attributes,
+      Object call) {
     Guard g = guard;
     if (!(inbound ? g.governedInbound : g.governedOutbound)) {
       return Permit.UNGOVERNED;
     }
-    return g.acquire(this, registry.now(), inbound, origin, entrance, param, args);
+    return g.acquire(
+        this, registry.now(), inbound, origin, entrance, param, args, attributes, call);
   }
 
   void release(FlowRegistry registry, long permit, boolean failed) {

@@ -62,6 +62,15 @@ public final class RuleDocument {
     return List.copyOf(out);
   }
 
+  /** What each rule asks for, in document order (identical rules once). */
+  public List<RuleInfo> rules() {
+    List<RuleInfo> out = new ArrayList<>(specs.size());
+    for (RuleSpec spec : specs) {
+      out.add(RuleInfo.of(spec));
+    }
+    return List.copyOf(out);
+  }
+
   List<RuleSpec> specs() {
     return specs;
   }

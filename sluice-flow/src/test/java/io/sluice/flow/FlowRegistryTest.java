@@ -297,6 +297,72 @@ class FlowRegistryTest {
   }
 
   @Test
+  void limitsTheCallAttributeARuleNamesThroughTheCallersReader() {
+    registry.load(
+        RuleKind.PARAM_FLOW,
+        "[{\"resource\":\"GET /orders\",\"count\":2,\"paramSource\":{\"header\":\"x-user\"}},"
+            + "{\"resource\":\"GET /orders\",\"count\":1,\"paramIdx\":1}]");
+    Resource r = registry.resource("GET /orders", Direction.INBOUND);
+    assertThat(r.readsCallAttributes()).isTrue();
+    assertThat(r.needsArguments()).isTrue();
+    java.util.Map<String, String> alice = java.util.Map.of("x-user", "alice");
+    CallAttributes headers =
+        (call, source) -> {
+          assertThat(source.kind()).isEqualTo(ParamSource.Kind.HEADER);
+          return ((java.util.Map<?, ?>) call).get(source.name());
+        };
+    int admitted = 0;
+    for (int i = 0; i < 5; i++) {
+      long permit = r.tryAcquire(null, null, new Object[] {"x", i}, headers, alice);
+      if (Permit.isAdmitted(permit)) {
+        admitted++;
+      } else {
+        assertThat(Permit.blockedBy(permit)).isEqualTo(RuleKind.PARAM_FLOW);
+      }
+    }
+    assertThat(admitted).isEqualTo(2);
+    // Another user's header value has its own budget; the argument rule limits argument 1.
+    Object[] sameArgument = {"x", 99};
+    java.util.Map<String, String> bob = java.util.Map.of("x-user", "bob");
+    assertThat(Permit.isAdmitted(r.tryAcquire(null, null, sameArgument, headers, bob))).isTrue();
+    assertThat(Permit.isBlocked(r.tryAcquire(null, null, sameArgument, headers, bob))).isTrue();
+    // Without a reader the attribute is absent, and an absent value is not limited.
+    assertThat(Permit.isAdmitted(r.tryAcquire(null, null, new Object[] {"x", 7}, null, null)))
+        .isTrue();
+
+    registry.load(RuleKind.PARAM_FLOW, "[]");
+    assertThat(r.readsCallAttributes()).isFalse();
+    assertThat(r.needsArguments()).isFalse();
+  }
+
+  @Test
+  void describesEachRuleOfADocumentForItsCaller() {
+    RuleDocument document =
+        RuleDocument.parse(
+            RuleKind.FLOW,
+            "[{\"resource\":\"GET /a\",\"count\":1,\"limitApp\":\"appA,appB\"},"
+                + "{\"resource\":\"GET b/x\",\"count\":1,\"strategy\":2,"
+                + "\"refResource\":\"GET /a\",\"controlBehavior\":2}]");
+    RuleInfo first = document.rules().get(0);
+    assertThat(first.resource()).isEqualTo("GET /a");
+    assertThat(first.namedOrigins()).containsExactlyInAnyOrder("appA", "appB");
+    assertThat(first.strategy()).isEqualTo(RuleInfo.Strategy.DIRECT);
+    RuleInfo second = document.rules().get(1);
+    assertThat(second.strategy()).isEqualTo(RuleInfo.Strategy.CHAIN);
+    assertThat(second.refResource()).isEqualTo("GET /a");
+    assertThat(second.paced()).isTrue();
+    assertThat(second.namedOrigins()).isEmpty();
+    RuleInfo param =
+        RuleDocument.parse(
+                RuleKind.PARAM_FLOW,
+                "[{\"resource\":\"r\",\"count\":1,\"paramSource\":{\"query\":\"q\"}}]")
+            .rules()
+            .get(0);
+    assertThat(param.paramIdx()).isNull();
+    assertThat(param.paramSource()).isEqualTo(new ParamSource(ParamSource.Kind.QUERY, "q"));
+  }
+
+  @Test
   void protectsOnlyInboundResourcesWithSystemRules() {
     registry.load(RuleKind.SYSTEM, "[{\"qps\":3}]");
     Resource in = registry.resource("GET /a", Direction.INBOUND);

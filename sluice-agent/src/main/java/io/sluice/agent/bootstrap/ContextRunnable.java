@@ -37,6 +37,31 @@ public class ContextRunnable implements Runnable {
     return new ContextRunnable(context, task);
   }
 
+  /**
+   * The task of a thread being created ({@code new Thread(task)}), wrapped to carry the current
+   * context; left alone when it is a thread pool's or an event loop's own loop (a pool worker, a
+   * Netty or Reactor loop started during a request), which would otherwise keep the request's
+   * context for its whole life.
+   */
+  public static Runnable wrapForNewThread(Runnable task) {
+    if (task == null || SluiceContext.current() == null) {
+      return task;
+    }
+    String type = task.getClass().getName();
+    if (type.startsWith("java.util.concurrent.")
+        || type.startsWith("io.netty.")
+        || type.startsWith("reactor.")
+        || type.startsWith("org.apache.tomcat.")
+        || type.startsWith("org.eclipse.jetty.")
+        || type.startsWith("io.undertow.")
+        || type.startsWith("org.xnio.")
+        || type.startsWith("jdk.internal.")
+        || type.startsWith("sun.")) {
+      return task;
+    }
+    return wrap(task);
+  }
+
   /** {@code task}, wrapped to carry the current context when there is one. */
   public static <V> Callable<V> wrap(Callable<V> task) {
     SluiceContext context = SluiceContext.current();

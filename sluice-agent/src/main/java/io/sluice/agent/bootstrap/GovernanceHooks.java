@@ -11,14 +11,27 @@ import java.util.List;
  * <p>Protocol of a governed call, allocation-free on the admitted path:
  *
  * <ol>
- *   <li>{@code inboundResource}/{@code outboundResource} resolve the call to a resource handle, or
- *       null when nothing can govern it (the advice then stops);
- *   <li>{@link #acquire} returns a permit: {@code 0} means no rule applies (stop), a negative
- *       permit means refused ({@link #refusal} says how to answer), a positive one admitted;
+ *   <li>resolve the call to a resource handle ({@link #inboundResource}, {@link #gatewayResource},
+ *       {@link #outboundResource}, or {@link #resource} for any other transport), or null when
+ *       nothing can govern it (the advice then stops). The {@code path} a resource is resolved on
+ *       says what the call site can offer (arguments, request attributes, waiting), which the agent
+ *       uses to tell whether a rule can take effect there;
+ *   <li>on an inbound call, {@link #routeContext} gives the context to make current while serving
+ *       it (the route as the entrance of CHAIN rules), if any rule needs one;
+ *   <li>{@link #acquire} (blocking paths: waits here when a pacing rule schedules the call) or
+ *       {@link #tryAcquire} plus {@link #waitNanos} (reactive paths: the caller delays the call
+ *       without blocking) returns a permit: {@code 0} means no rule applies (stop), a negative
+ *       permit means refused ({@link #refusal} says how to answer), a positive one admitted. A
+ *       resource whose rules read the call's arguments ({@link #needsArguments}) is decided where
+ *       the arguments are known; the request, when given, answers rules that read its headers,
+ *       query parameters or cookies;
  *   <li>an admitted call ends with {@link #release}, exactly once.
  * </ol>
  *
- * Implementations never throw.
+ * A new transport (an RPC framework, say) adds a path and a request kind, resolves with {@link
+ * #resource}, carries the caller's origin and lane into a {@link SluiceContext}, passes its
+ * arguments to {@link #acquire}, and maps {@link #refusal}'s verdict to its own failure or fallback
+ * result. Implementations never throw.
  */
 public class GovernanceHooks {
   /** Admits everything and records nothing. */
@@ -33,11 +46,26 @@ public class GovernanceHooks {
    */
   public static final String BASE_LANE = SluiceContext.BASE_LANE;
 
-  /** {@link #entryLane} for a {@code jakarta.servlet.http.HttpServletRequest}. */
+  /** Request kind: a {@code jakarta.servlet.http.HttpServletRequest}. */
   public static final int SERVLET_REQUEST = 0;
 
-  /** {@link #entryLane} for a Spring {@code ServerHttpRequest} (WebFlux, Spring Cloud Gateway). */
+  /** Request kind: a Spring {@code ServerHttpRequest} (WebFlux, Spring Cloud Gateway). */
   public static final int REACTIVE_REQUEST = 1;
+
+  /** Path: a Spring MVC route, decided on the request thread (arguments, request attributes). */
+  public static final int SERVLET_ROUTE = 0;
+
+  /** Path: a WebFlux handler route, decided on the event loop (request attributes; no waiting). */
+  public static final int REACTIVE_ROUTE = 1;
+
+  /** Path: a Spring Cloud Gateway route (request attributes; no waiting). */
+  public static final int GATEWAY_ROUTE = 2;
+
+  /** Path: a blocking HTTP client call, decided on the calling thread. */
+  public static final int HTTP_CLIENT = 3;
+
+  /** Path: a reactive HTTP client call (WebClient); no waiting. */
+  public static final int REACTIVE_CLIENT = 4;
 
   private static final String[] NO_HEADERS = new String[0];
 
@@ -48,8 +76,17 @@ public class GovernanceHooks {
    *
    * @param method the HTTP method, e.g. {@code GET}
    * @param route the route pattern as the web framework matched it, e.g. {@code /orders/{id}}
+   * @param path {@link #SERVLET_ROUTE} or {@link #REACTIVE_ROUTE}
    */
-  public Object inboundResource(String method, String route) {
+  public Object inboundResource(String method, String route, int path) {
+    return null;
+  }
+
+  /**
+   * A resource by its full name, resolved on {@code path}; for transports that name calls
+   * themselves. Returns null when nothing can govern it.
+   */
+  public Object resource(String name, int path) {
     return null;
   }
 
@@ -62,22 +99,77 @@ public class GovernanceHooks {
   }
 
   /**
-   * An outbound HTTP call about to be sent.
+   * An outbound HTTP call about to be sent, named by the URI's host, or by the logical service when
+   * the call went through a load balancer.
    *
    * @param uri the request URI as sent
    * @param uriTemplate the caller's URI template (e.g. {@code http://h/orders/{id}}), or null when
    *     the client did not say; the path is then normalised
+   * @param path {@link #HTTP_CLIENT} or {@link #REACTIVE_CLIENT}
    */
-  public Object outboundResource(String method, URI uri, String uriTemplate) {
+  public Object outboundResource(String method, URI uri, String uriTemplate, int path) {
     return null;
   }
 
+  /** {@link #outboundResource(String, URI, String, int)} on the blocking client path. */
+  public final Object outboundResource(String method, URI uri, String uriTemplate) {
+    return outboundResource(method, uri, uriTemplate, HTTP_CLIENT);
+  }
+
   /**
-   * Asks the resource's rules for a permit, in the current thread's context (its origin). Waits
-   * here when a pacing rule schedules the call for later.
+   * Whether any rule reads a call's arguments (a hot-parameter rule by {@code paramIdx}): the gate
+   * in front of the advice where arguments are known, one field read.
    */
-  public long acquire(Object resource) {
+  public boolean readsArguments() {
+    return false;
+  }
+
+  /**
+   * Whether the resource's rules read the call's arguments: the decision then belongs where the
+   * arguments are known ({@link #acquire(Object, Object[], Object, int)}).
+   */
+  public boolean needsArguments(Object resource) {
+    return false;
+  }
+
+  /**
+   * The context to make current while serving an inbound call to {@code resource} (the current one
+   * with the resource as its entrance, for CHAIN rules), or null when nothing needs changing. The
+   * caller restores the previous context when the call ends.
+   */
+  public SluiceContext routeContext(Object resource) {
+    return null;
+  }
+
+  /** {@link #acquire(Object, Object[], Object, int)} with no arguments and no request. */
+  public final long acquire(Object resource) {
+    return acquire(resource, null, null, SERVLET_REQUEST);
+  }
+
+  /**
+   * Asks the resource's rules for a permit, in the current thread's context (its origin and
+   * entrance). Waits here when a pacing rule schedules the call for later: for blocking paths.
+   *
+   * @param args the call's arguments for hot-parameter rules by index, or null
+   * @param request the inbound request whose attributes hot-parameter rules may read, or null
+   * @param requestKind {@link #SERVLET_REQUEST} or {@link #REACTIVE_REQUEST}
+   */
+  public long acquire(Object resource, Object[] args, Object request, int requestKind) {
     return UNGOVERNED;
+  }
+
+  /**
+   * As {@link #acquire(Object, Object[], Object, int)} without arguments, but never waits: an
+   * admitted permit of a paced call has {@link #waitNanos} left to wait, which a reactive caller
+   * spends without blocking (delaying the call's subscription).
+   */
+  public long tryAcquire(Object resource, Object request, int requestKind) {
+    return UNGOVERNED;
+  }
+
+  /** For an admitted permit, the ns the call must still wait before it starts (0 = now). */
+  public long waitNanos(Object resource, long permit) {
+    return 0;
   }
 
   /** How to answer a call {@link #acquire} refused (negative permit). */
@@ -94,8 +186,9 @@ public class GovernanceHooks {
   public void release(Object resource, long permit, int status, Throwable error) {}
 
   /**
-   * Headers every outbound request made in the current context must carry (name, value pairs); the
-   * lanes feature extends this. Never null; empty (and allocation-free) without a context.
+   * Headers every outbound request made in the current context must carry (name, value pairs): the
+   * lane in the forms it arrived in, and this application's name as its origin. Never null;
+   * allocation-free (precomputed per context and application).
    */
   public String[] outboundHeaders() {
     SluiceContext context = SluiceContext.current();
@@ -122,6 +215,18 @@ public class GovernanceHooks {
     return instances;
   }
 
+  /**
+   * A load balancer built an instance cache in this Spring {@code CacheManager}: the agent evicts a
+   * service's entry from it when the registry changes the service ({@link #registryChanged}).
+   */
+  public void instanceCache(Object cacheManager) {}
+
+  /**
+   * The registry client applied a new instance list for {@code service} (Nacos's {@code
+   * group@@name} or the bare name): cached copies of the old list are dropped.
+   */
+  public void registryChanged(String service) {}
+
   /** This instance's lane (the agent's {@code sluice.lane}), for its registry metadata; or null. */
   public String instanceLane() {
     return null;
@@ -135,9 +240,24 @@ public class GovernanceHooks {
     return null;
   }
 
-  /** The HTTP status of a reactive server response (a Spring {@code ServerHttpResponse}), or 0. */
+  /**
+   * The HTTP status of a response object the agent cannot name: a Spring reactive server response
+   * or WebClient {@code ClientResponse}, an Apache HttpCore 5 {@code HttpResponse}; 0 if unknown.
+   */
   public int statusOf(Object response) {
     return 0;
+  }
+
+  /**
+   * The JDK client's synthetic response for a refused call whose fallback asks for one ({@link
+   * BlockVerdict#respondsOutbound()}): a {@code java.net.http.HttpResponse} whose body went through
+   * the caller's {@code BodyHandler}. Typed {@code Object} because {@code java.net.http} is not
+   * visible from the bootstrap class loader. Throws what the body handler throws; null without an
+   * agent.
+   */
+  public Object jdkHttpResponse(BlockVerdict verdict, Object request, Object bodyHandler)
+      throws Exception {
+    return null;
   }
 
   /**

@@ -2,9 +2,10 @@ package io.sluice.agent.bootstrap;
 
 /**
  * The governance context of the work running on a thread: the caller's origin (for rules limited by
- * {@code limitApp}) and the request's lane tag, with the forms the lane arrived in. Immutable; at
- * most one per thread, and none on a thread that serves no governed request, so "nothing to
- * propagate" is a single null check.
+ * {@code limitApp} and authority rules), the request's lane tag with the forms the lane arrived in,
+ * and the entrance (the inbound resource being served, for CHAIN rules). Immutable; at most one per
+ * thread, and none on a thread that serves no governed request, so "nothing to propagate" is a
+ * single null check.
  *
  * <p>This class sits on the bootstrap class path so that advice woven into any class loader, and
  * the application itself, can see it. Its thread-locals are the per-thread state the agent keeps;
@@ -16,6 +17,10 @@ package io.sluice.agent.bootstrap;
  * or as the {@code sluice-lane} member of W3C {@code baggage} (read in that order of precedence).
  * Outbound calls carry {@code x-sluice-lane} and every form the request arrived with, so a hop that
  * only understands one of them keeps the lane.
+ *
+ * <p>Origin: the calling application's name, from {@code x-sluice-origin} (which every governed
+ * application sends) or Sentinel's {@code S-user}. A context with an origin only (the common case
+ * between governed applications) is shared per origin, so such requests allocate no context.
  */
 public final class SluiceContext {
   private static final ThreadLocal<SluiceContext> CURRENT = new ThreadLocal<>();
@@ -26,7 +31,13 @@ public final class SluiceContext {
   /** The lane of traffic that the entry rules left in the base: routed as untagged. */
   public static final String BASE_LANE = "base";
 
-  private static final SluiceContext ENTERED_BASE = new SluiceContext(null, BASE_LANE, 0, null);
+  private static final SluiceContext ENTERED_BASE =
+      new SluiceContext(null, BASE_LANE, 0, null, null);
+
+  // Contexts that carry only an origin, shared per origin (immutable values, so sharing is safe).
+  private static final int MAX_SHARED_ORIGINS = 1024;
+  private static final java.util.concurrent.ConcurrentHashMap<String, SluiceContext> BY_ORIGIN =
+      new java.util.concurrent.ConcurrentHashMap<>();
 
   /** The lane arrived as MSE's {@code x-mse-tag}. */
   static final int FORM_MSE = 1;
@@ -38,14 +49,20 @@ public final class SluiceContext {
   private final String lane;
   private final int forms;
   private final String baggage;
-  // Outbound headers for this context, computed on first use; racy but idempotent.
+  private final String entrance;
+  // For a context shared per origin: its variants per entrance (CHAIN rules), so serving a route
+  // for a governed caller allocates nothing either; bounded by the routes, capped all the same.
+  private volatile java.util.concurrent.ConcurrentHashMap<String, SluiceContext> byEntrance;
+  // Outbound headers for this context (lane forms, then the sender's own), computed on first use
+  // for a given set of own headers; racy but idempotent.
   private String[] outboundHeaders;
 
-  private SluiceContext(String origin, String lane, int forms, String baggage) {
+  private SluiceContext(String origin, String lane, int forms, String baggage, String entrance) {
     this.origin = origin;
     this.lane = lane;
     this.forms = forms;
     this.baggage = baggage;
+    this.entrance = entrance;
   }
 
   /** A context with the given parts, or null when both are absent (nothing to govern by). */
@@ -56,7 +73,64 @@ public final class SluiceContext {
     if (origin == null && BASE_LANE.equals(lane)) {
       return ENTERED_BASE;
     }
-    return new SluiceContext(isBlank(origin) ? null : origin, isBlank(lane) ? null : lane, 0, null);
+    if (isBlank(lane)) {
+      return ofOrigin(origin);
+    }
+    return new SluiceContext(
+        isBlank(origin) ? null : origin, isBlank(lane) ? null : lane, 0, null, null);
+  }
+
+  /** The shared context of a request that carries only an origin. */
+  private static SluiceContext ofOrigin(String origin) {
+    SluiceContext shared = BY_ORIGIN.get(origin);
+    if (shared != null) {
+      return shared;
+    }
+    SluiceContext fresh = new SluiceContext(origin, null, 0, null, null);
+    if (BY_ORIGIN.size() >= MAX_SHARED_ORIGINS) {
+      return fresh;
+    }
+    shared = BY_ORIGIN.putIfAbsent(origin, fresh);
+    return shared == null ? fresh : shared;
+  }
+
+  /** The origins seen so far on requests that carried only an origin (up to a bound), for logs. */
+  public static java.util.Set<String> sharedOrigins() {
+    return java.util.Set.copyOf(BY_ORIGIN.keySet());
+  }
+
+  /**
+   * This context with {@code entrance} as the inbound resource being served (CHAIN rules match it);
+   * the same origin, lane and lane forms. Returns this context if the entrance is already it.
+   */
+  public SluiceContext withEntrance(String entrance) {
+    if (java.util.Objects.equals(entrance, this.entrance)) {
+      return this;
+    }
+    java.util.concurrent.ConcurrentHashMap<String, SluiceContext> variants = byEntrance;
+    if (variants != null) {
+      SluiceContext known = variants.get(entrance);
+      if (known != null) {
+        return known;
+      }
+    }
+    SluiceContext routed = new SluiceContext(origin, lane, forms, baggage, entrance);
+    if (origin != null && this.entrance == null && lane == null && BY_ORIGIN.get(origin) == this) {
+      if (variants == null) {
+        variants = new java.util.concurrent.ConcurrentHashMap<>();
+        byEntrance = variants;
+      }
+      if (variants.size() < MAX_SHARED_ORIGINS) {
+        SluiceContext raced = variants.putIfAbsent(entrance, routed);
+        return raced == null ? routed : raced;
+      }
+    }
+    return routed;
+  }
+
+  /** A context holding only an entrance, for a request that arrived without origin and lane. */
+  public static SluiceContext ofEntrance(String entrance) {
+    return entrance == null ? null : new SluiceContext(null, null, 0, null, entrance);
   }
 
   /**
@@ -87,8 +161,22 @@ public final class SluiceContext {
     if (isBlank(origin) && lane == null) {
       return null;
     }
+    if (lane == null && forms == 0) {
+      return ofOrigin(origin);
+    }
     return new SluiceContext(
-        isBlank(origin) ? null : origin, lane, forms, fromBaggage == null ? null : baggage);
+        isBlank(origin) ? null : origin, lane, forms, fromBaggage == null ? null : baggage, null);
+  }
+
+  /**
+   * The calling application named by an inbound request's headers: {@code x-sluice-origin}, else
+   * Sentinel's {@code S-user}; null when neither is set.
+   */
+  public static String originOf(String sluiceOrigin, String sentinelOrigin) {
+    if (!isBlank(sluiceOrigin)) {
+      return sluiceOrigin;
+    }
+    return isBlank(sentinelOrigin) ? null : sentinelOrigin;
   }
 
   /**
@@ -148,6 +236,19 @@ public final class SluiceContext {
   }
 
   /**
+   * Makes {@code next} (possibly null) the thread's context and returns the one it replaces, for
+   * advice that restores it with {@link #restore} when its unit of work ends. Allocates nothing.
+   */
+  public static SluiceContext replace(SluiceContext next) {
+    return swap(next);
+  }
+
+  /** Makes {@code previous} (what {@link #replace} returned) the thread's context again. */
+  public static void restore(SluiceContext previous) {
+    swap(previous);
+  }
+
+  /**
    * Opens a server scope on this thread for one request: until {@link #exitServerScope}, a hook
    * that learns the request's context later in the same call may make it current ({@link
    * #attachInServerScope}) without closing it itself. Returns what to pass to {@code
@@ -162,7 +263,7 @@ public final class SluiceContext {
    * Ends the server scope: the thread's context is what it was before {@link #enterServerScope}.
    */
   public static void exitServerScope(SluiceContext previous) {
-    SERVER_SCOPE.remove();
+    SERVER_SCOPE.set(null);
     swap(previous);
   }
 
@@ -178,11 +279,9 @@ public final class SluiceContext {
 
   static SluiceContext swap(SluiceContext next) {
     SluiceContext previous = CURRENT.get();
-    if (next == null) {
-      CURRENT.remove();
-    } else {
-      CURRENT.set(next);
-    }
+    // set(null), never remove(): a removed entry is allocated again by the next set, on every
+    // request; a thread keeps one entry for good, holding nothing when no context is current.
+    CURRENT.set(next);
     return previous;
   }
 
@@ -194,22 +293,57 @@ public final class SluiceContext {
     return lane;
   }
 
+  /** The inbound resource being served (a route), or null. */
+  public String entrance() {
+    return entrance;
+  }
+
   /**
-   * The headers an outbound request made in this context carries, as name, value pairs. Cached per
-   * context, so a request that makes many calls builds them once.
+   * The headers an outbound request made in this context carries; see {@link
+   * #outboundHeaders(String[])}.
    */
   public String[] outboundHeaders() {
+    return outboundHeaders(NO_HEADERS);
+  }
+
+  /**
+   * The headers an outbound request made in this context carries, as name, value pairs: the lane in
+   * every form it arrived in, then {@code own} (the sending application's own headers, e.g. its
+   * origin). Cached per context, so a request that makes many calls builds them once; without a
+   * lane, {@code own} itself.
+   */
+  public String[] outboundHeaders(String[] own) {
+    if (lane == null) {
+      return own;
+    }
     String[] headers = outboundHeaders;
-    if (headers == null) {
-      headers = lane == null ? NO_HEADERS : headersFor(lane, forms, baggage);
+    if (headers == null || !endsWith(headers, own)) {
+      headers = headersFor(lane, forms, baggage, own);
       outboundHeaders = headers;
     }
     return headers;
   }
 
-  private static String[] headersFor(String lane, int forms, String baggage) {
-    int count = 1 + ((forms & FORM_MSE) != 0 ? 1 : 0) + ((forms & FORM_BAGGAGE) != 0 ? 1 : 0);
-    String[] headers = new String[2 * count];
+  private boolean endsWith(String[] headers, String[] own) {
+    int offset = headers.length - own.length;
+    if (offset != 2 * laneHeaderCount(forms)) {
+      return false;
+    }
+    for (int i = 0; i < own.length; i++) {
+      if (headers[offset + i] != own[i]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static int laneHeaderCount(int forms) {
+    return 1 + ((forms & FORM_MSE) != 0 ? 1 : 0) + ((forms & FORM_BAGGAGE) != 0 ? 1 : 0);
+  }
+
+  private static String[] headersFor(String lane, int forms, String baggage, String[] own) {
+    int count = laneHeaderCount(forms);
+    String[] headers = new String[2 * count + own.length];
     int i = 0;
     headers[i++] = Headers.LANE;
     headers[i++] = lane;
@@ -219,8 +353,9 @@ public final class SluiceContext {
     }
     if ((forms & FORM_BAGGAGE) != 0) {
       headers[i++] = Headers.BAGGAGE;
-      headers[i] = baggage;
+      headers[i++] = baggage;
     }
+    System.arraycopy(own, 0, headers, i, own.length);
     return headers;
   }
 
@@ -230,7 +365,7 @@ public final class SluiceContext {
 
   @Override
   public String toString() {
-    return "SluiceContext{origin=" + origin + ", lane=" + lane + '}';
+    return "SluiceContext{origin=" + origin + ", lane=" + lane + ", entrance=" + entrance + '}';
   }
 
   /** Restores the context that was current before {@link #attach}. */
@@ -263,6 +398,12 @@ public final class SluiceContext {
 
     /** The calling application's name, matched against a rule's {@code limitApp}. */
     public static final String ORIGIN = "x-sluice-origin";
+
+    /**
+     * The origin header of Sentinel's Spring web adapter examples ({@code
+     * request.getHeader("S-user")}), accepted on the way in.
+     */
+    public static final String SENTINEL_ORIGIN = "S-user";
 
     private Headers() {}
   }

@@ -5,9 +5,10 @@ import java.net.URI;
 /**
  * Names an outbound HTTP call as a resource: {@code "METHOD host[:port]/path"}, e.g. {@code "GET
  * orders.internal:8080/orders/{id}"}. The path is the caller's URI template when the client knows
- * it; otherwise the sent path with identifier-like segments (all digits, UUIDs, long hex strings)
- * collapsed to {@code {id}}, so one endpoint stays one resource however many ids it is called with.
- * The port is left out when the URI has none.
+ * it and it has variables; otherwise the sent path with identifier-like segments (all digits,
+ * UUIDs, long hex strings) collapsed to {@code {id}}, so one endpoint stays one resource however
+ * many ids it is called with. The port is left out when the URI has none (a call through a load
+ * balancer is named by its logical URI, {@code http://service/...}: no port).
  */
 final class ClientResourceNames {
   static final String ID = "{id}";
@@ -24,7 +25,9 @@ final class ClientResourceNames {
       name.append(':').append(uri.getPort());
     }
     String templatePath = uriTemplate == null ? null : pathOfTemplate(uriTemplate);
-    if (templatePath != null) {
+    // A "template" without variables is just the URL the caller wrote (RestTemplate passes it on
+    // either way): normalise it like a sent path.
+    if (templatePath != null && templatePath.indexOf('{') >= 0) {
       name.append(templatePath);
     } else {
       appendNormalisedPath(name, uri.getRawPath());

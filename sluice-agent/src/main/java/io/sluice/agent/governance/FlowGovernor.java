@@ -2,16 +2,21 @@ package io.sluice.agent.governance;
 
 import io.sluice.agent.bootstrap.BlockVerdict;
 import io.sluice.agent.bootstrap.GovernanceHooks;
+import io.sluice.agent.bootstrap.OutboundCall;
 import io.sluice.agent.bootstrap.SluiceContext;
 import io.sluice.agent.lanes.InvalidLanesException;
 import io.sluice.agent.logging.AgentLog;
 import io.sluice.agent.rules.InvalidRulesException;
 import io.sluice.agent.rules.RuleSink;
 import io.sluice.agent.rules.RuleType;
+import io.sluice.flow.CallAttributes;
 import io.sluice.flow.Direction;
 import io.sluice.flow.FlowRegistry;
+import io.sluice.flow.InvalidRuleDocumentException;
 import io.sluice.flow.Permit;
 import io.sluice.flow.Resource;
+import io.sluice.flow.RuleDocument;
+import io.sluice.flow.RuleInfo;
 import io.sluice.flow.RuleKind;
 import java.net.URI;
 import java.util.EnumMap;
@@ -25,27 +30,45 @@ import java.util.regex.Pattern;
 
 /**
  * The agent's governance: the hooks advice calls, backed by one sluice-flow {@link FlowRegistry},
- * and the sink the rule watcher delivers rule documents to. Inbound routes resolve to their
- * resource handle once ({@link RouteResources}); a call then costs sluice-flow's {@code
- * tryAcquire}/{@code release}, which allocate nothing and return at once for a resource without
- * rules. Outbound calls are only named (which allocates) while some rule names an outbound
- * resource; otherwise they return before doing anything.
+ * and the sink the rule watcher delivers documents to. Transport-neutral: a route, a gateway route,
+ * an HTTP client call (or, later, an RPC method) is a {@link GovernedResource} resolved once per
+ * name and path; a call then costs sluice-flow's {@code tryAcquire}/{@code release} with the origin
+ * and entrance of the current {@link SluiceContext}, and with the call's arguments or request only
+ * for resources whose hot-parameter rules read them. Nothing here allocates on the admitted path.
+ *
+ * <p>Outbound calls are only named (which allocates) while some rule names an outbound resource;
+ * otherwise they return before doing anything. A call that went through a load balancer is named by
+ * the logical service ({@code GET orders/items/{id}}), whichever instance it reaches.
+ *
+ * <p>Concurrency: resolution tables are concurrent maps (a race creates equal handles, one wins);
+ * everything the documents change is published through volatile fields read once per call.
  */
 public final class FlowGovernor extends GovernanceHooks implements RuleSink {
   // An outbound resource name has a host after the method ("GET host/path"); inbound ones a '/'.
-  private static final Pattern OUTBOUND_RESOURCE =
-      Pattern.compile("\"resource\"\\s*:\\s*\"[A-Z]+ [^/\"\\s][^\"]*\"");
+  private static final Pattern OUTBOUND_NAME = Pattern.compile("[A-Z]+ [^/\\s].*");
+  private static final String[] NO_HEADERS = new String[0];
+  private static final CallPath[] PATHS = CallPath.values();
 
   private final FlowRegistry registry;
-  private final RouteResources<Resource> routes;
   private final Map<RuleKind, BlockVerdict> verdicts;
-  private final Map<RuleType, Boolean> outboundRulesByType = new EnumMap<>(RuleType.class);
   private final Consumer<String> applicationNameListener;
   private final LaneGovernance lanes;
-  private final ConcurrentHashMap<String, Resource> gatewayRoutes = new ConcurrentHashMap<>();
+  private final RequestReaders readers;
+  private final RuleEffects effects;
   private final AgentLog log;
+  private final RouteResources<GovernedResource> servletRoutes;
+  private final RouteResources<GovernedResource> reactiveRoutes;
+  private final ConcurrentHashMap<String, GovernedResource> gatewayRoutes =
+      new ConcurrentHashMap<>();
+  // Resources resolved by name (client calls, other transports), one table per path.
+  private final ConcurrentHashMap<String, GovernedResource>[] byName;
   private final AtomicBoolean overflowReported = new AtomicBoolean();
+  private final Map<RuleKind, Boolean> outboundRulesByKind = new EnumMap<>(RuleKind.class);
   private volatile boolean outboundRules;
+  private volatile boolean chainRules;
+  private volatile boolean argumentRules;
+  private volatile Fallbacks fallbacks = Fallbacks.NONE;
+  private volatile String[] ownHeaders = NO_HEADERS;
 
   /**
    * @param verdicts how to answer a call refused by each kind of rule
@@ -62,6 +85,7 @@ public final class FlowGovernor extends GovernanceHooks implements RuleSink {
   /**
    * @param lanes the lanes in force and this instance's own lane
    */
+  @SuppressWarnings("unchecked")
   public FlowGovernor(
       FlowRegistry registry,
       Map<RuleKind, BlockVerdict> verdicts,
@@ -70,6 +94,7 @@ public final class FlowGovernor extends GovernanceHooks implements RuleSink {
       AgentLog log) {
     this.registry = registry;
     this.lanes = lanes;
+    this.readers = lanes.readers();
     this.verdicts = new EnumMap<>(verdicts);
     for (RuleKind kind : RuleKind.values()) {
       if (!this.verdicts.containsKey(kind)) {
@@ -78,18 +103,18 @@ public final class FlowGovernor extends GovernanceHooks implements RuleSink {
     }
     this.applicationNameListener = applicationNameListener;
     this.log = log;
-    this.routes =
-        new RouteResources<>(
-            name -> registry.resource(name, Direction.INBOUND),
-            RouteResources.DEFAULT_MAX_ROUTES,
-            () -> {
-              if (overflowReported.compareAndSet(false, true)) {
-                log.warn(
-                    "more than "
-                        + RouteResources.DEFAULT_MAX_ROUTES
-                        + " routes; further routes are not governed");
-              }
-            });
+    this.effects = new RuleEffects(log, SluiceContext::sharedOrigins);
+    this.servletRoutes = routeTable(CallPath.SERVLET_ROUTE);
+    this.reactiveRoutes = routeTable(CallPath.REACTIVE_ROUTE);
+    this.byName = new ConcurrentHashMap[PATHS.length];
+    for (int i = 0; i < byName.length; i++) {
+      byName[i] = new ConcurrentHashMap<>();
+    }
+  }
+
+  private RouteResources<GovernedResource> routeTable(CallPath path) {
+    return new RouteResources<>(
+        name -> newResource(name, path), RouteResources.DEFAULT_MAX_ROUTES, this::reportOverflow);
   }
 
   /** The verdicts by default: 429 for limits, 503 for an open breaker, 403 for authority. */
@@ -105,9 +130,46 @@ public final class FlowGovernor extends GovernanceHooks implements RuleSink {
     return verdicts;
   }
 
+  /**
+   * This application's name, sent as {@code x-sluice-origin} on every outbound call from now on, so
+   * the callee can apply {@code limitApp} and authority rules to it.
+   */
+  public void applicationNamed(String name) {
+    if (name != null && !name.isBlank()) {
+      ownHeaders = new String[] {SluiceContext.Headers.ORIGIN, name.trim()};
+    }
+  }
+
+  // ---- resolution ----
+
   @Override
-  public Object inboundResource(String method, String route) {
-    return routes.resolve(method, route);
+  public Object inboundResource(String method, String route, int path) {
+    return path == REACTIVE_ROUTE
+        ? reactiveRoutes.resolve(method, route)
+        : servletRoutes.resolve(method, route);
+  }
+
+  @Override
+  public Object resource(String name, int path) {
+    CallPath callPath = CallPath.of(path);
+    return callPath == null || name == null || name.isEmpty() ? null : byName(name, callPath);
+  }
+
+  @Override
+  public Object gatewayResource(Object route) {
+    String id = GatewayRoutes.idOf(route);
+    if (id == null) {
+      return null;
+    }
+    GovernedResource resource = gatewayRoutes.get(id);
+    if (resource == null) {
+      if (gatewayRoutes.size() >= RouteResources.DEFAULT_MAX_ROUTES) {
+        reportOverflow();
+        return null;
+      }
+      resource = gatewayRoutes.computeIfAbsent(id, r -> newResource(r, CallPath.GATEWAY_ROUTE));
+    }
+    return resource;
   }
 
   @Override
@@ -116,21 +178,82 @@ public final class FlowGovernor extends GovernanceHooks implements RuleSink {
   }
 
   @Override
-  public Object outboundResource(String method, URI uri, String uriTemplate) {
+  public Object outboundResource(String method, URI uri, String uriTemplate, int path) {
     if (!outboundRules) {
       return null;
     }
-    return registry.resource(ClientResourceNames.of(method, uri, uriTemplate), Direction.OUTBOUND);
+    URI logical = OutboundCall.takeLogicalTarget(uri);
+    String name = ClientResourceNames.of(method, logical != null ? logical : uri, uriTemplate);
+    CallPath callPath = path == REACTIVE_CLIENT ? CallPath.REACTIVE_CLIENT : CallPath.HTTP_CLIENT;
+    return byName(name, callPath);
+  }
+
+  private GovernedResource byName(String name, CallPath path) {
+    ConcurrentHashMap<String, GovernedResource> table = byName[path.ordinal()];
+    GovernedResource resource = table.get(name);
+    if (resource == null) {
+      if (table.size() >= RouteResources.DEFAULT_MAX_ROUTES) {
+        reportOverflow();
+        return null;
+      }
+      resource = table.computeIfAbsent(name, n -> newResource(n, path));
+    }
+    return resource;
+  }
+
+  private GovernedResource newResource(String name, CallPath path) {
+    Resource flow = registry.resource(name, path.inbound ? Direction.INBOUND : Direction.OUTBOUND);
+    effects.resourceSeen(name, path);
+    return new GovernedResource(flow, path);
+  }
+
+  private void reportOverflow() {
+    if (overflowReported.compareAndSet(false, true)) {
+      log.warn(
+          "more than "
+              + RouteResources.DEFAULT_MAX_ROUTES
+              + " routes or client targets on one path; further ones are not governed");
+    }
+  }
+
+  // ---- decisions ----
+
+  @Override
+  public boolean readsArguments() {
+    return argumentRules;
   }
 
   @Override
-  public long acquire(Object resource) {
-    Resource governed = (Resource) resource;
-    SluiceContext context = SluiceContext.current();
-    long permit = governed.tryAcquire(context == null ? null : context.origin());
+  public boolean needsArguments(Object resource) {
+    return ((GovernedResource) resource).flow.needsArguments();
+  }
+
+  @Override
+  public SluiceContext routeContext(Object resource) {
+    if (!chainRules) {
+      return null;
+    }
+    GovernedResource governed = (GovernedResource) resource;
+    SluiceContext current = SluiceContext.current();
+    if (current == null) {
+      SluiceContext entranceOnly = governed.entranceOnly;
+      if (entranceOnly == null) {
+        entranceOnly = SluiceContext.ofEntrance(governed.name);
+        governed.entranceOnly = entranceOnly;
+      }
+      return entranceOnly;
+    }
+    SluiceContext routed = current.withEntrance(governed.name);
+    return routed == current ? null : routed;
+  }
+
+  @Override
+  public long acquire(Object resource, Object[] args, Object request, int requestKind) {
+    GovernedResource governed = (GovernedResource) resource;
+    long permit = decide(governed, args, request, requestKind);
     if (Permit.mustWait(permit)) {
-      // A pacing rule scheduled this call; the threads calling here are the request's own.
-      long waitNanos = governed.waitNanos(permit);
+      // A pacing rule scheduled this call; the threads calling here are the call's own.
+      long waitNanos = governed.flow.waitNanos(permit);
       if (waitNanos > 0) {
         try {
           TimeUnit.NANOSECONDS.sleep(waitNanos);
@@ -143,15 +266,50 @@ public final class FlowGovernor extends GovernanceHooks implements RuleSink {
   }
 
   @Override
+  public long tryAcquire(Object resource, Object request, int requestKind) {
+    return decide((GovernedResource) resource, null, request, requestKind);
+  }
+
+  private long decide(GovernedResource governed, Object[] args, Object request, int requestKind) {
+    SluiceContext context = SluiceContext.current();
+    String origin = context == null ? null : context.origin();
+    String entrance = context == null ? null : context.entrance();
+    if (args != null && governed.argumentCount < 0) {
+      governed.argumentCount = args.length;
+      effects.argumentsSeen(governed, args.length);
+    }
+    CallAttributes attributes = request == null ? null : readers.attributes(requestKind);
+    return governed.flow.tryAcquire(origin, entrance, args, attributes, request);
+  }
+
+  @Override
+  public long waitNanos(Object resource, long permit) {
+    return ((GovernedResource) resource).flow.waitNanos(permit);
+  }
+
+  @Override
   public BlockVerdict refusal(Object resource, long permit) {
     RuleKind kind = Permit.blockedBy(permit);
-    return kind == null ? null : verdicts.get(kind);
+    if (kind == null) {
+      return null;
+    }
+    BlockVerdict fallback = fallbacks.verdict(((GovernedResource) resource).name, kind);
+    return fallback != null ? fallback : verdicts.get(kind);
   }
 
   @Override
   public void release(Object resource, long permit, int status, Throwable error) {
-    ((Resource) resource).release(permit, error != null || status >= 500);
+    ((GovernedResource) resource).flow.release(permit, error != null || status >= 500);
   }
+
+  @Override
+  public String[] outboundHeaders() {
+    SluiceContext context = SluiceContext.current();
+    String[] own = ownHeaders;
+    return context == null ? own : context.outboundHeaders(own);
+  }
+
+  // ---- lanes, gateway and Spring plumbing ----
 
   @Override
   public String entryLane(Object request, int kind) {
@@ -169,24 +327,27 @@ public final class FlowGovernor extends GovernanceHooks implements RuleSink {
   }
 
   @Override
-  public Object gatewayResource(Object route) {
-    String id = GatewayRoutes.idOf(route);
-    if (id == null) {
-      return null;
-    }
-    Resource resource = gatewayRoutes.get(id);
-    if (resource == null) {
-      if (gatewayRoutes.size() >= RouteResources.DEFAULT_MAX_ROUTES) {
-        return null;
-      }
-      resource = gatewayRoutes.computeIfAbsent(id, r -> registry.resource(r, Direction.INBOUND));
-    }
-    return resource;
+  public void instanceCache(Object cacheManager) {
+    lanes.instanceCache(cacheManager);
+  }
+
+  @Override
+  public void registryChanged(String service) {
+    lanes.registryChanged(service);
   }
 
   @Override
   public int statusOf(Object response) {
-    return GatewayRoutes.statusOf(response);
+    return ResponseStatus.of(response);
+  }
+
+  @Override
+  public Object jdkHttpResponse(BlockVerdict verdict, Object request, Object bodyHandler)
+      throws Exception {
+    return JdkResponses.of(
+        verdict,
+        (java.net.http.HttpRequest) request,
+        (java.net.http.HttpResponse.BodyHandler<?>) bodyHandler);
   }
 
   @Override
@@ -194,27 +355,76 @@ public final class FlowGovernor extends GovernanceHooks implements RuleSink {
     applicationNameListener.accept(applicationName);
   }
 
+  // ---- documents ----
+
   @Override
   public void apply(RuleType type, String json) throws InvalidRulesException {
-    if (type == RuleType.LANES) {
-      try {
-        lanes.apply(json);
-      } catch (InvalidLanesException e) {
-        throw new InvalidRulesException(e.getMessage(), e);
-      }
-      return;
+    switch (type) {
+      case LANES:
+        try {
+          lanes.apply(json);
+        } catch (InvalidLanesException e) {
+          throw new InvalidRulesException(e.getMessage(), e);
+        }
+        return;
+      case FALLBACKS:
+        applyFallbacks(json);
+        return;
+      default:
+        applyRules(kindOf(type), json);
     }
-    String document = json == null || json.isBlank() ? "[]" : json;
+  }
+
+  private void applyRules(RuleKind kind, String json) throws InvalidRulesException {
+    RuleDocument document;
     try {
-      registry.load(kindOf(type), document);
+      document = RuleDocument.parse(kind, json == null || json.isBlank() ? "[]" : json);
+      registry.load(document);
+    } catch (InvalidRuleDocumentException e) {
+      throw new InvalidRulesException(e.getMessage(), e);
     } catch (RuntimeException e) {
+      throw new InvalidRulesException(kind + " rules could not be loaded: " + e.getMessage(), e);
+    }
+    List<RuleInfo> rules = document.rules();
+    boolean outbound = false;
+    boolean chain = false;
+    boolean arguments = false;
+    for (RuleInfo rule : rules) {
+      outbound |= namesOutbound(rule);
+      chain |= rule.strategy() == RuleInfo.Strategy.CHAIN;
+      arguments |= rule.paramIdx() != null;
+    }
+    synchronized (outboundRulesByKind) {
+      outboundRulesByKind.put(kind, outbound);
+      outboundRules = outboundRulesByKind.containsValue(true);
+      if (kind == RuleKind.FLOW) {
+        chainRules = chain;
+      } else if (kind == RuleKind.PARAM_FLOW) {
+        argumentRules = arguments;
+      }
+    }
+    log.info(kind + " rules in force: " + rules.size());
+    effects.rulesApplied(kind, rules);
+  }
+
+  /** Whether a rule may name an outbound resource: "GET host/path", or a pattern. */
+  private static boolean namesOutbound(RuleInfo rule) {
+    return rule.resource() != null
+        && (rule.regex()
+            || OUTBOUND_NAME.matcher(rule.resource()).matches()
+            || (rule.refResource() != null && OUTBOUND_NAME.matcher(rule.refResource()).matches()));
+  }
+
+  private void applyFallbacks(String json) throws InvalidRulesException {
+    Fallbacks parsed;
+    try {
+      parsed = Fallbacks.parse(json);
+    } catch (Fallbacks.InvalidFallbacksException e) {
       throw new InvalidRulesException(e.getMessage(), e);
     }
-    synchronized (outboundRulesByType) {
-      outboundRulesByType.put(type, OUTBOUND_RESOURCE.matcher(document).find());
-      outboundRules = outboundRulesByType.containsValue(true);
-    }
-    log.debug("loaded " + type + " rules; outbound rules present: " + outboundRules);
+    fallbacks = parsed;
+    log.info("fallbacks in force: " + parsed.descriptions().size());
+    effects.fallbacksApplied(parsed);
   }
 
   static RuleKind kindOf(RuleType type) {
@@ -229,10 +439,8 @@ public final class FlowGovernor extends GovernanceHooks implements RuleSink {
         return RuleKind.SYSTEM;
       case AUTHORITY:
         return RuleKind.AUTHORITY;
-      case LANES:
-        throw new IllegalArgumentException("lanes are not a flow rule kind");
       default:
-        throw new IllegalArgumentException("unknown rule type " + type);
+        throw new IllegalArgumentException(type + " is not a flow rule kind");
     }
   }
 

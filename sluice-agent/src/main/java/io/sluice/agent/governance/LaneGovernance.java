@@ -13,7 +13,8 @@ import java.util.List;
 /**
  * The lanes as the agent applies them: the lane document in force (replaced whole by the rule
  * watcher), the entry evaluation for each kind of inbound request, the lane routing of load
- * balancers, and this instance's own lane for its registry metadata.
+ * balancers (kept fresh on registry pushes), and this instance's own lane for its registry
+ * metadata.
  *
  * <p>Concurrency: {@code lanes} is one volatile reference, read once per decision; the readers and
  * the router are thread-safe.
@@ -22,28 +23,26 @@ public final class LaneGovernance {
   private final String instanceLane;
   private final AgentLog log;
   private final LaneRouter<Object> router = new LaneRouter<>(ServiceInstanceTags::tagOf);
-  private final ClassValue<RequestReader<Object>> servletReaders =
-      new ClassValue<>() {
-        @Override
-        protected RequestReader<Object> computeValue(Class<?> type) {
-          return ServletRequestReader.forClass(type);
-        }
-      };
-  private final ClassValue<RequestReader<Object>> reactiveReaders =
-      new ClassValue<>() {
-        @Override
-        protected RequestReader<Object> computeValue(Class<?> type) {
-          return ReactiveRequestReader.forClass(type);
-        }
-      };
+  private final RequestReaders readers;
+  private final LoadBalancerCaches loadBalancerCaches;
   private volatile Lanes lanes = Lanes.NONE;
 
   /**
    * @param instanceLane this instance's lane from the agent's configuration, or null for base
    */
   public LaneGovernance(String instanceLane, AgentLog log) {
+    this(instanceLane, new RequestReaders(), log);
+  }
+
+  LaneGovernance(String instanceLane, RequestReaders readers, AgentLog log) {
     this.instanceLane = instanceLane;
+    this.readers = readers;
     this.log = log;
+    this.loadBalancerCaches = new LoadBalancerCaches(log);
+  }
+
+  RequestReaders readers() {
+    return readers;
   }
 
   /** Replaces the lanes in force; an invalid document changes nothing. */
@@ -67,10 +66,7 @@ public final class LaneGovernance {
     if (!current.hasEntryRules() || request == null) {
       return null;
     }
-    RequestReader<Object> reader =
-        kind == GovernanceHooks.SERVLET_REQUEST
-            ? servletReaders.get(request.getClass())
-            : reactiveReaders.get(request.getClass());
+    RequestReader<Object> reader = readers.reader(request, kind);
     if (reader == null) {
       return null;
     }
@@ -90,5 +86,15 @@ public final class LaneGovernance {
       tag = null;
     }
     return router.select((List<Object>) instances, tag);
+  }
+
+  /** See {@link GovernanceHooks#instanceCache}. */
+  void instanceCache(Object cacheManager) {
+    loadBalancerCaches.remember(cacheManager);
+  }
+
+  /** See {@link GovernanceHooks#registryChanged}. */
+  void registryChanged(String service) {
+    loadBalancerCaches.evict(service);
   }
 }

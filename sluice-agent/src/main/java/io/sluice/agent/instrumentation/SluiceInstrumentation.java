@@ -21,6 +21,14 @@ public interface SluiceInstrumentation {
   /** A short name, by framework and oldest supported version, e.g. {@code spring-webmvc-6.0}. */
   String name();
 
+  /**
+   * Whether the instrumentation is off unless configured on ({@code instrumentation.enabled}),
+   * because it can cost or change more than an application expects.
+   */
+  default boolean optIn() {
+    return false;
+  }
+
   /** The classes to weave, by exact binary name. */
   List<String> typeNames();
 

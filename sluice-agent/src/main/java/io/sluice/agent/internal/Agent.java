@@ -85,6 +85,7 @@ final class Agent {
         return;
       }
       applicationName = name;
+      governor.applicationNamed(name);
       List<String> servers = config.serverAddresses();
       if (servers.isEmpty()) {
         log.warn(

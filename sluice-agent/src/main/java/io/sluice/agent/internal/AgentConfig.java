@@ -32,7 +32,9 @@ public final class AgentConfig {
   public static final String RETRY_AFTER_SECONDS = "retry.after.seconds";
   public static final String ENABLED = "enabled";
   public static final String DISABLED_INSTRUMENTATIONS = "instrumentation.disabled";
+  public static final String ENABLED_INSTRUMENTATIONS = "instrumentation.enabled";
   public static final String LISTEN_HOLD_MS = "listen.hold.ms";
+  public static final String WEAVE_CACHE = "weave.cache";
 
   public static final int DEFAULT_FLOW_BLOCK_STATUS = 429;
   public static final int DEFAULT_DEGRADE_BLOCK_STATUS = 503;
@@ -53,7 +55,9 @@ public final class AgentConfig {
           RETRY_AFTER_SECONDS,
           ENABLED,
           DISABLED_INSTRUMENTATIONS,
-          LISTEN_HOLD_MS);
+          ENABLED_INSTRUMENTATIONS,
+          LISTEN_HOLD_MS,
+          WEAVE_CACHE);
 
   private static final java.util.regex.Pattern LANE_TAG =
       java.util.regex.Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
@@ -191,12 +195,23 @@ public final class AgentConfig {
     return values.get(LANE);
   }
 
+  /** Whether woven classes are kept under the cache directory for the next start. */
+  public boolean weaveCache() {
+    return !"false".equalsIgnoreCase(values.get(WEAVE_CACHE));
+  }
+
   public boolean enabled() {
     return !"false".equalsIgnoreCase(values.get(ENABLED));
   }
 
   public List<String> disabledInstrumentations() {
     String value = values.get(DISABLED_INSTRUMENTATIONS);
+    return value == null ? List.of() : Arrays.asList(value.split("[,;\\s]+"));
+  }
+
+  /** Opt-in instrumentations to turn on, e.g. {@code java-thread}. */
+  public List<String> enabledInstrumentations() {
+    String value = values.get(ENABLED_INSTRUMENTATIONS);
     return value == null ? List.of() : Arrays.asList(value.split("[,;\\s]+"));
   }
 

@@ -58,7 +58,7 @@ final class ConfigCenterClient {
       return ConfigDocument.missing(key);
     }
     if (response.statusCode() != 200) {
-      throw new IOException("GET " + key + " answered " + response.statusCode());
+      throw failure("GET " + key, response.statusCode());
     }
     String content = response.body();
     return new ConfigDocument(key, content, md5(content));
@@ -80,9 +80,24 @@ final class ConfigCenterClient {
             .build();
     HttpResponse<String> response = send(request);
     if (response.statusCode() != 200) {
-      throw new IOException("listener answered " + response.statusCode());
+      throw failure("listener", response.statusCode());
     }
     return ListeningConfigs.decodeChanged(response.body());
+  }
+
+  /**
+   * Whether the current server accepts a TCP connection within {@code timeout}: a cheap probe
+   * (nothing is sent) to notice a server that comes back while the watcher backs off.
+   */
+  boolean accepts(Duration timeout) {
+    URI uri = URI.create(base());
+    int port = uri.getPort() >= 0 ? uri.getPort() : ("https".equals(uri.getScheme()) ? 443 : 80);
+    try (java.net.Socket socket = new java.net.Socket()) {
+      socket.connect(new java.net.InetSocketAddress(uri.getHost(), port), (int) timeout.toMillis());
+      return true;
+    } catch (IOException | RuntimeException e) {
+      return false;
+    }
   }
 
   /** Moves to the next server address, after a failed call. */
@@ -111,6 +126,20 @@ final class ConfigCenterClient {
 
   private static String encode(String s) {
     return URLEncoder.encode(s, StandardCharsets.UTF_8);
+  }
+
+  private static IOException failure(String call, int status) {
+    String message = call + " answered " + status;
+    return status >= 500 ? new ServerAnsweredException(message) : new IOException(message);
+  }
+
+  /** The server answered with a 5xx status: it is up, but failing (e.g. still starting). */
+  static final class ServerAnsweredException extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    ServerAnsweredException(String message) {
+      super(message);
+    }
   }
 
   /** Nacos's md5: lowercase hex of the UTF-8 bytes; "" stands for a missing config. */

@@ -17,8 +17,12 @@ import java.util.concurrent.ThreadLocalRandom;
  *
  * <p>Failure policy: an invalid document is logged once (per content) and the last good rules of
  * that type stay in force; an unreachable server leaves every rule as it is, and the watcher
- * retries with exponential backoff, moving through the configured addresses. The application never
- * waits for the config center.
+ * retries with exponential backoff (0.5 s to 30 s), moving through the configured addresses, so a
+ * server that stays down sees few requests. While it waits, it knocks on the next address every
+ * {@link #PROBE_INTERVAL} (a TCP connect, nothing sent): once the server accepts connections again
+ * the watcher retries at once, and pending changes apply within a second of the server answering. A
+ * server that answers with an error (e.g. 503 while it starts) is up: the watcher retries it at
+ * least once a second. The application never waits for the config center.
  *
  * <p>Threading: all state below is confined to the watcher thread, except {@code closed} and {@code
  * thread}.
@@ -28,6 +32,12 @@ public final class RuleWatcher implements AutoCloseable {
   public static final Duration DEFAULT_HOLD = Duration.ofSeconds(30);
 
   static final Duration CALL_TIMEOUT = Duration.ofSeconds(5);
+
+  /** How often a backing-off watcher checks whether the server accepts connections again. */
+  static final Duration PROBE_INTERVAL = Duration.ofMillis(250);
+
+  /** The longest wait after a server answered with a 5xx: it is up, and may recover soon. */
+  static final Duration MAX_WAIT_AFTER_ANSWER = Duration.ofMillis(500);
 
   /** Waits between attempts; injected so tests need not sleep. */
   interface Sleeper {
@@ -41,6 +51,7 @@ public final class RuleWatcher implements AutoCloseable {
   private final RuleCache cache;
   private final Backoff backoff;
   private final Sleeper sleeper;
+  private final java.util.function.Predicate<ConfigCenterClient> prober;
   private final Duration hold;
   private final AgentLog log;
 
@@ -48,6 +59,8 @@ public final class RuleWatcher implements AutoCloseable {
   private final Map<ConfigKey, String> knownMd5 = new LinkedHashMap<>();
   // md5 of the last invalid content per document, so each bad version is reported once.
   private final Map<ConfigKey, String> reportedInvalid = new LinkedHashMap<>();
+  // Documents whose rules are in force from the cache, so a deletion seen at start is real.
+  private final java.util.Set<ConfigKey> appliedFromCache = new java.util.HashSet<>();
   private boolean synced;
   private boolean unreachableReported;
 
@@ -61,9 +74,11 @@ public final class RuleWatcher implements AutoCloseable {
       RuleCache cache,
       Backoff backoff,
       Sleeper sleeper,
+      java.util.function.Predicate<ConfigCenterClient> prober,
       Duration hold,
       AgentLog log) {
     this.clientFactory = clientFactory;
+    this.prober = prober;
     this.watched = Map.copyOf(watched);
     this.sink = sink;
     this.cache = cache;
@@ -118,6 +133,7 @@ public final class RuleWatcher implements AutoCloseable {
             Duration.ofSeconds(30),
             () -> ThreadLocalRandom.current().nextDouble()),
         duration -> Thread.sleep(duration.toMillis()),
+        client -> client.accepts(PROBE_INTERVAL),
         hold,
         log);
   }
@@ -134,6 +150,7 @@ public final class RuleWatcher implements AutoCloseable {
       }
       try {
         sink.apply(entry.getValue(), content);
+        appliedFromCache.add(entry.getKey());
         log.info(
             "applied cached rules " + entry.getKey() + " from " + cache.fileOf(entry.getKey()));
       } catch (InvalidRulesException e) {
@@ -198,23 +215,61 @@ public final class RuleWatcher implements AutoCloseable {
         log.warn(
             "config center "
                 + client.currentServer()
-                + " unreachable ("
+                + (e instanceof ConfigCenterClient.ServerAnsweredException
+                    ? " failing ("
+                    : " unreachable (")
                 + e
                 + "); rules in force stay, retrying with backoff");
         unreachableReported = true;
       }
       synced = false;
-      client.failOver();
-      sleeper.sleep(backoff.next());
+      Duration wait = backoff.next();
+      if (e instanceof ConfigCenterClient.ServerAnsweredException) {
+        // Up but failing (e.g. still starting): retry soon, no more than twice a second.
+        sleeper.sleep(wait.compareTo(MAX_WAIT_AFTER_ANSWER) > 0 ? MAX_WAIT_AFTER_ANSWER : wait);
+      } else {
+        client.failOver();
+        waitForServer(wait);
+      }
+    }
+  }
+
+  /**
+   * Waits up to {@code wait}, cut short when the server to try next accepts a TCP connection again,
+   * checked every {@link #PROBE_INTERVAL}.
+   */
+  private void waitForServer(Duration wait) throws InterruptedException {
+    long remaining = wait.toNanos();
+    long step = PROBE_INTERVAL.toNanos();
+    while (remaining > 0) {
+      long nap = Math.min(remaining, step);
+      sleeper.sleep(Duration.ofNanos(nap));
+      remaining -= nap;
+      if (remaining > 0 && prober.test(client)) {
+        log.info(
+            "config center "
+                + client.currentServer()
+                + " accepts connections again; retrying now instead of in "
+                + Duration.ofNanos(remaining).toMillis()
+                + " ms");
+        return;
+      }
     }
   }
 
   private void refresh(ConfigKey key) throws IOException, InterruptedException {
     ConfigDocument document = client.get(key);
-    if (document.md5().equals(knownMd5.get(key))) {
+    String previous = knownMd5.get(key);
+    if (document.md5().equals(previous)) {
       return;
     }
     knownMd5.put(key, document.md5());
+    boolean fromCache = appliedFromCache.remove(key);
+    if (!document.exists() && (previous == null || previous.isEmpty()) && !fromCache) {
+      // No rules ever came from this document (none read, none cached): nothing to remove.
+      log.debug("no document " + key);
+      return;
+    }
     RuleType type = watched.get(key);
     try {
       sink.apply(type, document.content());

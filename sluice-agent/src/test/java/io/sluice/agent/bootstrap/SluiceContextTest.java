@@ -48,4 +48,48 @@ class SluiceContextTest {
     SluiceContext.attachInServerScope(gray);
     assertThat(SluiceContext.current()).isNull();
   }
+
+  @Test
+  void sharesOneContextPerCallerForRequestsThatCarryOnlyTheirCallersName() {
+    SluiceContext first = SluiceContext.inbound("orders", null, null, null);
+    SluiceContext second = SluiceContext.inbound("orders", null, null, null);
+
+    assertThat(first).isSameAs(second);
+    assertThat(first.origin()).isEqualTo("orders");
+    assertThat(SluiceContext.inbound("orders", "gray", null, null)).isNotSameAs(first);
+    assertThat(SluiceContext.sharedOrigins()).contains("orders");
+  }
+
+  @Test
+  void readsTheCallerFromSluicesHeaderThenSentinels() {
+    assertThat(SluiceContext.originOf("a", "b")).isEqualTo("a");
+    assertThat(SluiceContext.originOf(null, "b")).isEqualTo("b");
+    assertThat(SluiceContext.originOf("", "")).isNull();
+  }
+
+  @Test
+  void addsTheSendersOwnHeadersAfterTheLaneAndRebuildsThemWhenTheyChange() {
+    SluiceContext gray = SluiceContext.inbound("web", "gray", null, null);
+    String[] orders = {"x-sluice-origin", "orders"};
+
+    String[] headers = gray.outboundHeaders(orders);
+    assertThat(headers).containsExactly("x-sluice-lane", "gray", "x-sluice-origin", "orders");
+    assertThat(gray.outboundHeaders(orders)).isSameAs(headers);
+    assertThat(gray.outboundHeaders(new String[] {"x-sluice-origin", "billing"}))
+        .containsExactly("x-sluice-lane", "gray", "x-sluice-origin", "billing");
+    assertThat(SluiceContext.of("web", null).outboundHeaders(orders)).isSameAs(orders);
+  }
+
+  @Test
+  void keepsOriginAndLaneWhenTheEntranceIsSet() {
+    SluiceContext context = SluiceContext.inbound("web", null, "gray", null);
+    SluiceContext routed = context.withEntrance("GET /checkout");
+
+    assertThat(routed.origin()).isEqualTo("web");
+    assertThat(routed.lane()).isEqualTo("gray");
+    assertThat(routed.entrance()).isEqualTo("GET /checkout");
+    assertThat(routed.outboundHeaders()).containsExactly(context.outboundHeaders());
+    assertThat(routed.withEntrance("GET /checkout")).isSameAs(routed);
+    assertThat(SluiceContext.ofEntrance("GET /x").entrance()).isEqualTo("GET /x");
+  }
 }

@@ -32,6 +32,20 @@ class ClientResourceNamesTest {
   }
 
   @Test
+  void normalisesATemplateWithoutVariablesLikeASentPath() {
+    assertThat(
+            ClientResourceNames.of(
+                "GET", URI.create("http://h:81/orders/7"), "http://h:81/orders/7?x=1"))
+        .isEqualTo("GET h:81/orders/{id}");
+  }
+
+  @Test
+  void namesACallWithoutAPortByTheHostAlone() {
+    assertThat(ClientResourceNames.of("GET", URI.create("http://orders/orders/7"), null))
+        .isEqualTo("GET orders/orders/{id}");
+  }
+
+  @Test
   void keepsWordsAndShortHexLookingWords() {
     assertThat(ClientResourceNames.of("GET", URI.create("http://h/cafe/beef/add"), null))
         .isEqualTo("GET h/cafe/beef/add");

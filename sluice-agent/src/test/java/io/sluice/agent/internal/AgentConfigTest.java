@@ -99,4 +99,17 @@ class AgentConfigTest {
                 .disabledInstrumentations())
         .isEqualTo(List.of("java-executors", "java-http-client"));
   }
+
+  @Test
+  void turnsOnOptInInstrumentationsAndTheWeaveCacheCanBeTurnedOff() {
+    AgentConfig defaults = AgentConfig.resolve(null, Map.of(), Map.of());
+    assertThat(defaults.enabledInstrumentations()).isEmpty();
+    assertThat(defaults.weaveCache()).isTrue();
+
+    AgentConfig config =
+        AgentConfig.resolve(
+            "instrumentation.enabled=java-thread,weave.cache=false", Map.of(), Map.of());
+    assertThat(config.enabledInstrumentations()).containsExactly("java-thread");
+    assertThat(config.weaveCache()).isFalse();
+  }
 }

@@ -17,9 +17,10 @@ class InstrumentationMatcherTest {
   private final ByteArrayOutputStream logBytes = new ByteArrayOutputStream();
   private final InstrumentationMatcher matcher =
       new InstrumentationMatcher(
-          new HandlerAdapterInstrumentation(),
-          AgentLog.toStream(
-              new PrintStream(logBytes, true, StandardCharsets.UTF_8), AgentLog.Level.INFO));
+          new Compatibility(
+              new HandlerAdapterInstrumentation(),
+              AgentLog.toStream(
+                  new PrintStream(logBytes, true, StandardCharsets.UTF_8), AgentLog.Level.INFO)));
   private final TypeDescription type =
       TypeDescription.ForLoadedType.of(InstrumentationMatcherTest.class);
 

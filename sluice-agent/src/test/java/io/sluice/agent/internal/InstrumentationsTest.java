@@ -2,6 +2,7 @@ package io.sluice.agent.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.agent.ClassFiles;
 import io.sluice.agent.instrumentation.SluiceInstrumentation;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -33,6 +34,27 @@ class InstrumentationsTest {
                 || method.isAnnotationPresent(Advice.OnMethodExit.class);
       }
       assertThat(hasAdvice).as(name).isTrue();
+    }
+  }
+
+  /**
+   * Advice is copied into classes of any class-file version, down to Java 6 (Apache HttpClient 4),
+   * where neither invokedynamic nor method-handle constants may appear: no string concatenation
+   * with {@code +}, no lambdas, no method references in advice.
+   */
+  @Test
+  void noAdviceUsesInvokeDynamic() throws Exception {
+    List<String> adviceNames = new ArrayList<>();
+    for (SluiceInstrumentation instrumentation : AgentInstaller.allInstrumentations()) {
+      instrumentation.advice(new RecordingForAdvice(adviceNames));
+    }
+    for (String name : new HashSet<>(adviceNames)) {
+      byte[] bytes;
+      try (var in =
+          getClass().getClassLoader().getResourceAsStream(name.replace('.', '/') + ".class")) {
+        bytes = in.readAllBytes();
+      }
+      assertThat(ClassFiles.constantTags(bytes)).as(name).doesNotContain(15, 16, 17, 18);
     }
   }
 

@@ -28,12 +28,18 @@ final class FakeConfigCenter implements AutoCloseable {
   private final Map<ConfigKey, String> configs = new HashMap<>();
   final AtomicInteger gets = new AtomicInteger();
   final AtomicInteger listens = new AtomicInteger();
+  private volatile int failWith;
 
   /** Counted down when a long-poll is held, waiting for a change: a test publishes after it. */
   final CountDownLatch holding = new CountDownLatch(1);
 
   FakeConfigCenter() throws IOException {
-    server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 16);
+    this(0);
+  }
+
+  /** A server on {@code port} (0: any free one). */
+  FakeConfigCenter(int port) throws IOException {
+    server = HttpServer.create(new InetSocketAddress("127.0.0.1", port), 16);
     server.createContext(ConfigCenterClient.LISTENER_PATH, this::listen);
     server.createContext(ConfigCenterClient.CONFIGS_PATH, this::get);
     server.setExecutor(executor);
@@ -57,8 +63,17 @@ final class FakeConfigCenter implements AutoCloseable {
     return ConfigCenterClient.md5(configs.get(key));
   }
 
+  /** From now on, answers every call with {@code status} (0: serve normally again). */
+  void failWith(int status) {
+    failWith = status;
+  }
+
   private void get(HttpExchange exchange) throws IOException {
     gets.incrementAndGet();
+    if (failWith != 0) {
+      respond(exchange, failWith, "failing on purpose");
+      return;
+    }
     Map<String, String> query = parse(exchange.getRequestURI().getRawQuery());
     ConfigKey key = new ConfigKey(query.get("dataId"), query.get("group"), query.get("tenant"));
     String content;
@@ -75,6 +90,10 @@ final class FakeConfigCenter implements AutoCloseable {
 
   private void listen(HttpExchange exchange) throws IOException {
     listens.incrementAndGet();
+    if (failWith != 0) {
+      respond(exchange, failWith, "failing on purpose");
+      return;
+    }
     String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
     String listening = parse(body).get("Listening-Configs");
     long timeout = Long.parseLong(exchange.getRequestHeaders().getFirst("Long-Pulling-Timeout"));

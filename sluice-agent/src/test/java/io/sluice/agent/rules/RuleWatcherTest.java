@@ -31,6 +31,9 @@ class RuleWatcherTest {
 
   private final RecordingSink sink = new RecordingSink();
   private final List<Duration> sleeps = new ArrayList<>();
+  // What the probe answers: whether the server to try next accepts connections.
+  private volatile boolean serverAccepts;
+  private int probes;
   private final ByteArrayOutputStream logBytes = new ByteArrayOutputStream();
   private final AgentLog log =
       AgentLog.toStream(
@@ -53,8 +56,17 @@ class RuleWatcherTest {
         new RuleCache(cacheDir),
         new Backoff(Duration.ofMillis(500), Duration.ofSeconds(30), () -> 0.5),
         sleeps::add,
+        client -> {
+          probes++;
+          return serverAccepts;
+        },
         hold,
         log);
+  }
+
+  /** The total time slept, in ms. */
+  private long sleptMillis() {
+    return sleeps.stream().mapToLong(Duration::toMillis).sum();
   }
 
   @Test
@@ -148,18 +160,85 @@ class RuleWatcherTest {
     RuleWatcher watcher = watcher(List.of("127.0.0.1:" + unusedPort()), Duration.ofSeconds(1));
     watcher.applyCached();
 
+    List<Long> waits = new ArrayList<>();
     for (int i = 0; i < 4; i++) {
+      long before = sleptMillis();
       watcher.pollOnce();
+      waits.add(sleptMillis() - before);
     }
 
     assertThat(sink.applied).containsExactly("FLOW:" + RULES_A);
-    assertThat(sleeps)
-        .containsExactly(
-            Duration.ofMillis(500),
-            Duration.ofMillis(1000),
-            Duration.ofMillis(2000),
-            Duration.ofMillis(4000));
+    assertThat(waits).containsExactly(500L, 1000L, 2000L, 4000L);
+    // Knocked on the server every 250 ms while waiting, cheaply: nothing answered.
+    assertThat(probes).isEqualTo(1 + 3 + 7 + 15);
     assertThat(logBytes.toString(StandardCharsets.UTF_8)).containsOnlyOnce("unreachable");
+  }
+
+  @Test
+  void retriesAtOnceWhenTheServerAcceptsConnectionsAgainAndAppliesWhatChanged() throws Exception {
+    int port = unusedPort();
+    RuleWatcher watcher = watcher(List.of("127.0.0.1:" + port), Duration.ofSeconds(1));
+    for (int i = 0; i < 7; i++) {
+      watcher.pollOnce(); // down for a while: the backoff has grown to 32 s, capped at 30
+    }
+    serverAccepts = true; // the server comes back while the watcher waits
+
+    long before = sleptMillis();
+    watcher.pollOnce(); // fails, waits one probe interval, finds the server, returns to retry
+    long waited = sleptMillis() - before;
+    server = new FakeConfigCenter(port);
+    server.publish(FLOW, RULES_A);
+    watcher.pollOnce();
+
+    assertThat(waited).isEqualTo(250);
+    assertThat(sink.applied).containsExactly("FLOW:" + RULES_A);
+    assertThat(logBytes.toString(StandardCharsets.UTF_8))
+        .contains("accepts connections again; retrying now instead of in")
+        .contains("answers again");
+  }
+
+  @Test
+  void retriesAServerThatAnswersWithAServerErrorEveryHalfSecond() throws Exception {
+    server = new FakeConfigCenter();
+    server.failWith(503);
+    RuleWatcher watcher = watcher(List.of(server.address()), Duration.ofSeconds(1));
+
+    List<Long> waits = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      long before = sleptMillis();
+      watcher.pollOnce();
+      waits.add(sleptMillis() - before);
+    }
+
+    assertThat(waits).containsExactly(500L, 500L, 500L, 500L, 500L);
+    assertThat(probes).isZero();
+    assertThat(logBytes.toString(StandardCharsets.UTF_8)).containsOnlyOnce("failing");
+  }
+
+  @Test
+  void neverReportsADocumentRemovedThatNeverExisted() throws Exception {
+    server = new FakeConfigCenter();
+    RuleWatcher watcher = watcher(List.of(server.address()), Duration.ofSeconds(1));
+
+    watcher.pollOnce();
+    watcher.pollOnce();
+
+    assertThat(sink.applied).isEmpty();
+    assertThat(logBytes.toString(StandardCharsets.UTF_8)).doesNotContain("removed");
+  }
+
+  @Test
+  void reportsCachedRulesRemovedWhenTheServerNoLongerHasTheirDocument() throws Exception {
+    new RuleCache(cacheDir).write(FLOW, RULES_A);
+    server = new FakeConfigCenter();
+    RuleWatcher watcher = watcher(List.of(server.address()), Duration.ofSeconds(1));
+    watcher.applyCached();
+
+    watcher.pollOnce();
+
+    assertThat(sink.applied).containsExactly("FLOW:" + RULES_A, "FLOW:null");
+    assertThat(logBytes.toString(StandardCharsets.UTF_8))
+        .containsOnlyOnce("removed rules (document deleted) SENTINEL_GROUP/orders-flow-rules");
   }
 
   @Test
@@ -172,7 +251,7 @@ class RuleWatcherTest {
     watcher.pollOnce(); // the first address fails
     watcher.pollOnce(); // the second answers
 
-    assertThat(sleeps).containsExactly(Duration.ofMillis(500));
+    assertThat(sleptMillis()).isEqualTo(500);
     assertThat(sink.applied).containsExactly("FLOW:" + RULES_A);
     assertThat(logBytes.toString(StandardCharsets.UTF_8)).contains("answers again");
   }

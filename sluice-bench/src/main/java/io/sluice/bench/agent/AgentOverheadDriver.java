@@ -42,6 +42,11 @@ import java.util.regex.Pattern;
  *   --agent-jar sluice-agent/target/sluice-agent.jar --rate 500 --warmup 30 --measure 60 --rounds 5
  * </pre>
  *
+ * <p>The agent keeps the classes it wove in its cache directory, so a start after the first loads
+ * no Byte Buddy; the driver shares one cache directory across its launches and fills it with one
+ * unmeasured start first. {@code --cold-weave true} gives every launch a fresh cache instead, which
+ * measures the first start after installing or upgrading the agent.
+ *
  * <p>{@code --measure 0} measures start-up only; {@code --pin false} runs without {@code taskset};
  * {@code --side-by-side true} runs both applications at once on the same core and drives them over
  * the same seconds, so the machine's other load weighs on both alike (see {@link
@@ -90,6 +95,7 @@ public final class AgentOverheadDriver {
     int measure = Integer.parseInt(options.getOrDefault("measure", "60"));
     int rounds = Integer.parseInt(options.getOrDefault("rounds", "2"));
     boolean sideBySide = "true".equals(options.get("side-by-side"));
+    boolean coldWeave = "true".equals(options.get("cold-weave"));
     boolean pin =
         !"false".equals(options.get("pin")) && Files.isExecutable(Path.of("/usr/bin/taskset"));
     Path work = Files.createTempDirectory("sluice-agent-bench");
@@ -103,7 +109,7 @@ public final class AgentOverheadDriver {
     System.out.printf(
         Locale.ROOT,
         "agent overhead: %s, %.0f req/s, warm-up %d s, measured %d s, %d rounds, %s, pinned=%s,"
-            + " java %s%n",
+            + " woven-class cache %s, java %s%n",
         appJar.getFileName(),
         rate,
         warmup,
@@ -111,25 +117,47 @@ public final class AgentOverheadDriver {
         rounds,
         sideBySide ? "side by side" : "one after the other",
         pin,
+        coldWeave ? "fresh per launch" : "shared, filled by a first unmeasured start",
         java);
+    if (!coldWeave) {
+      try (RunningApp filling = launch("agent", java, appJar, agentJar, work, pin, false)) {
+        System.out.printf(
+            Locale.ROOT,
+            "(unmeasured start filling the woven-class cache: %d ms)%n",
+            filling.startMillis());
+      }
+    }
 
     List<Measurement> results = new ArrayList<>();
     List<Double> pairedCpu = new ArrayList<>();
     List<Double> pairedP50 = new ArrayList<>();
+    List<Double> pairedStart = new ArrayList<>();
+    List<Double> pairedStartCpu = new ArrayList<>();
     for (int round = 0; round < rounds; round++) {
       List<Measurement> pair;
       if (sideBySide) {
-        pair = measureSideBySide(java, appJar, agentJar, work, rate, warmup, measure, pin);
+        pair =
+            measureSideBySide(java, appJar, agentJar, work, rate, warmup, measure, pin, coldWeave);
       } else {
         pair = new ArrayList<>();
         for (String mode : List.of("none", "agent")) {
-          pair.add(measureOnce(mode, java, appJar, agentJar, work, rate, warmup, measure, pin));
+          pair.add(
+              measureOnce(
+                  mode, java, appJar, agentJar, work, rate, warmup, measure, pin, coldWeave));
         }
       }
       pair.forEach(m -> System.out.println(format(m)));
       results.addAll(pair);
       pairedCpu.add(pair.get(1).cpuMicrosPerRequest() - pair.get(0).cpuMicrosPerRequest());
       pairedP50.add(pair.get(1).p50Micros() - pair.get(0).p50Micros());
+      pairedStart.add(
+          100.0
+              * (pair.get(1).startMillis() - pair.get(0).startMillis())
+              / pair.get(0).startMillis());
+      pairedStartCpu.add(
+          100.0
+              * (pair.get(1).startCpuMillis() - pair.get(0).startCpuMillis())
+              / pair.get(0).startCpuMillis());
     }
     System.out.println();
     System.out.println(
@@ -155,11 +183,22 @@ public final class AgentOverheadDriver {
         agent.threads - none.threads);
     System.out.printf(
         Locale.ROOT,
-        "paired rounds (agent minus none): CPU µs/req %s, median %+.2f; p50 µs %s, median %+.1f%n",
-        signed(pairedCpu),
-        median(pairedCpu),
-        signed(pairedP50),
-        median(pairedP50));
+        "paired rounds (agent minus none): start %% %s, median %+.1f%%; start CPU %% %s, median"
+            + " %+.1f%%%n",
+        signed(pairedStart),
+        median(pairedStart),
+        signed(pairedStartCpu),
+        median(pairedStartCpu));
+    if (measure > 0) {
+      System.out.printf(
+          Locale.ROOT,
+          "paired rounds (agent minus none): CPU µs/req %s, median %+.2f; p50 µs %s, median"
+              + " %+.1f%n",
+          signed(pairedCpu),
+          median(pairedCpu),
+          signed(pairedP50),
+          median(pairedP50));
+    }
   }
 
   static String signed(List<Double> values) {
@@ -205,9 +244,10 @@ public final class AgentOverheadDriver {
       double rate,
       int warmup,
       int measure,
-      boolean pin)
+      boolean pin,
+      boolean coldWeave)
       throws Exception {
-    try (RunningApp app = launch(mode, java, appJar, agentJar, work, pin)) {
+    try (RunningApp app = launch(mode, java, appJar, agentJar, work, pin, coldWeave)) {
       if (measure == 0) {
         // Start-up only: no load, no latency or CPU-per-request figures.
         ProcessSample now = ProcessSample.of(app.pid());
@@ -234,10 +274,11 @@ public final class AgentOverheadDriver {
       double rate,
       int warmup,
       int measure,
-      boolean pin)
+      boolean pin,
+      boolean coldWeave)
       throws Exception {
-    try (RunningApp none = launch("none", java, appJar, agentJar, work, pin);
-        RunningApp agent = launch("agent", java, appJar, agentJar, work, pin)) {
+    try (RunningApp none = launch("none", java, appJar, agentJar, work, pin, coldWeave);
+        RunningApp agent = launch("agent", java, appJar, agentJar, work, pin, coldWeave)) {
       ExecutorService drivers = Executors.newFixedThreadPool(2);
       try {
         loadTogether(drivers, none, agent, rate, warmup);
@@ -286,8 +327,12 @@ public final class AgentOverheadDriver {
         load == null ? 0 : load.non200());
   }
 
+  /**
+   * @param coldWeave a fresh cache directory for this launch (else one shared by all launches)
+   */
   static RunningApp launch(
-      String mode, Path java, Path appJar, Path agentJar, Path work, boolean pin) throws Exception {
+      String mode, Path java, Path appJar, Path agentJar, Path work, boolean pin, boolean coldWeave)
+      throws Exception {
     int port = freePort();
     List<String> command = new ArrayList<>();
     if (pin) {
@@ -296,7 +341,7 @@ public final class AgentOverheadDriver {
     command.add(java.toString());
     command.addAll(List.of("-Xms256m", "-Xmx256m", "-XX:+UseSerialGC"));
     if (mode.equals("agent")) {
-      Path cache = work.resolve("cache-" + port);
+      Path cache = work.resolve(coldWeave ? "cache-" + port : "cache");
       Path rules = cache.resolve("public/SENTINEL_GROUP/" + APP_NAME + "-flow-rules.json");
       Files.createDirectories(rules.getParent());
       StringBuilder json = new StringBuilder("[");

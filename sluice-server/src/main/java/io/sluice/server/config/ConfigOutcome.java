@@ -1,5 +1,8 @@
 package io.sluice.server.config;
 
+import io.sluice.server.feature.Fault;
+import io.sluice.server.feature.Refusal;
+
 /** What applying a {@link ConfigCommand} did; handed back to whoever submitted it. */
 public sealed interface ConfigOutcome {
   record Published(ConfigVersion version) implements ConfigOutcome {}
@@ -12,6 +15,9 @@ public sealed interface ConfigOutcome {
    */
   record Removed(boolean existed) implements ConfigOutcome {}
 
-  /** The command could not be read; nothing changed. */
-  record Rejected(String reason) implements ConfigOutcome {}
+  /**
+   * The command could not be read; nothing changed. The door's caller never sees it: the write
+   * fails with a {@link ConfigException} of this fault.
+   */
+  record Rejected(Fault fault, String reason) implements ConfigOutcome, Refusal {}
 }

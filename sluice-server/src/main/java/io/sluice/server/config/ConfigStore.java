@@ -2,6 +2,7 @@ package io.sluice.server.config;
 
 import io.sluice.server.config.ConfigCommand.Publish;
 import io.sluice.server.config.ConfigCommand.Remove;
+import io.sluice.server.feature.Fault;
 import io.sluice.server.replication.ReplicatedState;
 import io.sluice.server.replication.UnknownFormatException;
 import java.io.DataInputStream;
@@ -78,7 +79,7 @@ final class ConfigStore implements ReplicatedState {
       throw newer; // stops replication here: skipping the command would lose it
     } catch (IOException | RuntimeException e) {
       log.error("unreadable config command at log index {}", logIndex, e);
-      return new ConfigOutcome.Rejected("unreadable command: " + e.getMessage());
+      return new ConfigOutcome.Rejected(Fault.INTERNAL, "unreadable command: " + e.getMessage());
     }
     if (decoded instanceof Publish publish) {
       return publish(publish);

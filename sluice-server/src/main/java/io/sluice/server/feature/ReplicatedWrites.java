@@ -19,8 +19,9 @@ import java.util.concurrent.CompletableFuture;
  * <p>Failures of replication become the feature's own exception with a {@link Fault}: a command
  * above the size limit is {@link Fault#TOO_LARGE}, a full queue {@link Fault#OVERLOADED}, a store
  * that is starting, not the leader, closing or lost track of the outcome {@link Fault#UNAVAILABLE},
- * a state that threw while applying {@link Fault#INTERNAL}. Nobody above the features sees
- * replication's exceptions.
+ * a state that threw while applying {@link Fault#INTERNAL}; an outcome by which apply refused the
+ * command (a {@link Refusal}) fails with the refusal's fault. Nobody above the features sees
+ * replication's exceptions or a refusal as an outcome.
  */
 public final class ReplicatedWrites {
   private final Replicator replicator;
@@ -49,6 +50,9 @@ public final class ReplicatedWrites {
                     Fault.INTERNAL,
                     "state '" + state + "' answered " + outcome + ", not a " + outcomes.getName(),
                     null);
+              }
+              if (outcome instanceof Refusal refused) {
+                throw failures.create(refused.fault(), refused.reason(), null);
               }
               return outcomes.cast(outcome);
             });

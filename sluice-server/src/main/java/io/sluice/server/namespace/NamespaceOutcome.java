@@ -1,5 +1,8 @@
 package io.sluice.server.namespace;
 
+import io.sluice.server.feature.Fault;
+import io.sluice.server.feature.Refusal;
+
 /** What applying a {@link NamespaceCommand} did; handed back to whoever submitted it. */
 public sealed interface NamespaceOutcome {
   record Created(Namespace namespace) implements NamespaceOutcome {}
@@ -17,6 +20,10 @@ public sealed interface NamespaceOutcome {
    */
   record Deleted(boolean existed) implements NamespaceOutcome {}
 
-  /** The command could not be applied (unreadable, or the store is full); nothing changed. */
-  record Rejected(String reason) implements NamespaceOutcome {}
+  /**
+   * The command could not be applied: unreadable ({@link Fault#INTERNAL}), or the store is full
+   * ({@link Fault#INVALID}); nothing changed. The door's caller never sees it: the write fails with
+   * a {@link NamespaceException} of this fault.
+   */
+  record Rejected(Fault fault, String reason) implements NamespaceOutcome, Refusal {}
 }

@@ -1,5 +1,6 @@
 package io.sluice.server.namespace;
 
+import io.sluice.server.feature.Fault;
 import io.sluice.server.namespace.NamespaceCommand.Create;
 import io.sluice.server.namespace.NamespaceCommand.Delete;
 import io.sluice.server.namespace.NamespaceCommand.Update;
@@ -75,7 +76,7 @@ final class NamespaceStore implements ReplicatedState {
       throw newer; // stops replication here: skipping the command would lose it
     } catch (IOException | RuntimeException e) {
       log.error("unreadable namespace command at log index {}", logIndex, e);
-      return new NamespaceOutcome.Rejected("unreadable command: " + e.getMessage());
+      return new NamespaceOutcome.Rejected(Fault.INTERNAL, "unreadable command: " + e.getMessage());
     }
     Map<String, Namespace> current = byId;
     if (decoded instanceof Create create) {
@@ -84,7 +85,7 @@ final class NamespaceStore implements ReplicatedState {
       }
       if (current.size() >= maxNamespaces) {
         return new NamespaceOutcome.Rejected(
-            "there are " + maxNamespaces + " namespaces already; delete one first");
+            Fault.INVALID, "there are " + maxNamespaces + " namespaces already; delete one first");
       }
       Namespace created =
           new Namespace(create.id(), create.name(), create.description(), create.createdMillis());

@@ -1,5 +1,8 @@
 package io.sluice.server.naming;
 
+import io.sluice.server.feature.Fault;
+import io.sluice.server.feature.Refusal;
+
 /**
  * What applying a replicated naming command did; handed back to whoever submitted it. Every
  * decision about whether a command applies (the service exists, is empty, has the instance) is made
@@ -26,8 +29,12 @@ public sealed interface NamingOutcome {
    */
   record InstanceNotFound(ServiceKey service, boolean serviceExists) implements NamingOutcome {}
 
-  /** The command could not be read or broke a rule; nothing changed. */
-  record Rejected(String reason) implements NamingOutcome {}
+  /**
+   * The command could not be read ({@link Fault#INTERNAL}) or broke a rule ({@link Fault#INVALID});
+   * nothing changed. The door's caller never sees it: the write fails with a {@link
+   * NamingException} of this fault.
+   */
+  record Rejected(Fault fault, String reason) implements NamingOutcome, Refusal {}
 
   NamingOutcome APPLIED = new Applied();
 }

@@ -1,5 +1,6 @@
 package io.sluice.server.naming;
 
+import io.sluice.server.feature.Fault;
 import io.sluice.server.naming.NamingCommand.CreateService;
 import io.sluice.server.naming.NamingCommand.DeleteService;
 import io.sluice.server.naming.NamingCommand.PutInstance;
@@ -69,7 +70,8 @@ final class NamingStore implements ReplicatedState {
       throw newer; // stops replication here: skipping the command would lose it
     } catch (IOException | RuntimeException e) {
       log.error("unreadable naming command at log index {}", logIndex, e);
-      return new NamingOutcome.Rejected("unreadable naming command: " + e.getMessage());
+      return new NamingOutcome.Rejected(
+          Fault.INTERNAL, "unreadable naming command: " + e.getMessage());
     }
     if (decoded instanceof PutInstance put) {
       putInstance(put.service(), put.instance());
@@ -157,7 +159,7 @@ final class NamingStore implements ReplicatedState {
     try {
       changed = update.change().applyTo(service, old);
     } catch (NamingException invalid) {
-      return new NamingOutcome.Rejected(invalid.getMessage());
+      return new NamingOutcome.Rejected(Fault.INVALID, invalid.getMessage());
     }
     putInstance(service, changed);
     return NamingOutcome.APPLIED;

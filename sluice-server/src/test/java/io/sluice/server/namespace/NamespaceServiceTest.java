@@ -4,8 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.server.clock.ServerClock;
+import io.sluice.server.feature.Fault;
 import io.sluice.server.feature.ReplicatedWrites;
+import io.sluice.server.replication.Replicator;
 import io.sluice.server.testing.InlineReplicator;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -88,6 +91,55 @@ class NamespaceServiceTest {
       assertThatThrownBy(() -> refused.get(5, TimeUnit.SECONDS))
           .hasCauseInstanceOf(NamespaceException.class);
     }
+    assertThat(store.size()).isZero();
+  }
+
+  @Test
+  void refusesANamespaceBeyondTheStoresBoundAsInvalidInputNotAsAnOutcome() throws Exception {
+    NamespaceStore small = new NamespaceStore(1);
+    try (InlineReplicator replicator = new InlineReplicator(List.of(small))) {
+      NamespaceService door =
+          new NamespaceService(small, new ReplicatedWrites(replicator), clock, () -> "unused");
+      done(door.create("first", "First", null));
+
+      assertThatThrownBy(() -> done(door.create("second", "Second", null)))
+          .cause()
+          .isInstanceOf(NamespaceException.class)
+          .hasMessageContaining("delete one first")
+          .extracting(refused -> ((NamespaceException) refused).fault())
+          .isEqualTo(Fault.INVALID);
+      assertThat(small.size()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void failsAWriteItsStateCouldNotReadAsTheServersFault() {
+    // A replicator that loses the end of every command: apply cannot read what it gets.
+    Replicator truncating =
+        new Replicator() {
+          @Override
+          public CompletableFuture<Object> submit(String stateName, byte[] command) {
+            return replicator.submit(stateName, Arrays.copyOf(command, 3));
+          }
+
+          @Override
+          public boolean isReady() {
+            return true;
+          }
+
+          @Override
+          public CompletableFuture<Void> ready() {
+            return CompletableFuture.completedFuture(null);
+          }
+        };
+    NamespaceService door =
+        new NamespaceService(store, new ReplicatedWrites(truncating), clock, () -> "unused");
+
+    assertThatThrownBy(() -> done(door.create("dev", "Dev", null)))
+        .cause()
+        .isInstanceOf(NamespaceException.class)
+        .extracting(failed -> ((NamespaceException) failed).fault())
+        .isEqualTo(Fault.INTERNAL);
     assertThat(store.size()).isZero();
   }
 }

@@ -8,7 +8,10 @@ import java.net.URI;
 import net.bytebuddy.asm.Advice;
 import org.apache.hc.client5.http.impl.classic.CloseableHttpResponse;
 import org.apache.hc.core5.http.ClassicHttpRequest;
+import org.apache.hc.core5.http.ContentType;
 import org.apache.hc.core5.http.HttpHost;
+import org.apache.hc.core5.http.io.entity.ByteArrayEntity;
+import org.apache.hc.core5.http.message.BasicClassicHttpResponse;
 
 /** Woven into {@code InternalHttpClient/MinimalHttpClient.doExecute(target, request, context)}. */
 public final class ClassicClientAdvice {
@@ -36,7 +39,7 @@ public final class ClassicClientAdvice {
     }
     URI uri = request.getUri();
     if (uri.getHost() == null && target != null) {
-      uri = URI.create(target.toURI() + uri.getRawPath());
+      uri = URI.create(target.toURI().concat(uri.getRawPath()));
     }
     Object governed = hooks.outboundResource(request.getMethod(), uri, null);
     if (governed == null) {
@@ -55,13 +58,28 @@ public final class ClassicClientAdvice {
   public static void exit(
       @Advice.Argument(1) ClassicHttpRequest request,
       @Advice.Enter Object refusal,
-      @Advice.Return CloseableHttpResponse response,
+      @Advice.Return(readOnly = false) CloseableHttpResponse response,
       @Advice.Thrown(readOnly = false) Throwable thrown,
       @Advice.Local("sluiceResource") Object resource,
       @Advice.Local("sluicePermit") long permit) {
     OutboundCall.end();
     if (refusal instanceof BlockVerdict) {
-      thrown = ((BlockVerdict) refusal).toException(request.getRequestUri());
+      BlockVerdict verdict = (BlockVerdict) refusal;
+      if (verdict.respondsOutbound()) {
+        BasicClassicHttpResponse synthetic =
+            new BasicClassicHttpResponse(verdict.status(), verdict.reasonPhrase());
+        String[] headers = verdict.headers();
+        for (int i = 0; i + 1 < headers.length; i += 2) {
+          synthetic.addHeader(headers[i], headers[i + 1]);
+        }
+        synthetic.setEntity(
+            new ByteArrayEntity(
+                verdict.body(),
+                verdict.contentType() == null ? null : ContentType.parse(verdict.contentType())));
+        response = CloseableHttpResponse.adapt(synthetic);
+      } else {
+        thrown = verdict.toException(request.getRequestUri());
+      }
       return;
     }
     if (permit > 0) {

@@ -5,6 +5,7 @@ import static net.bytebuddy.matcher.ElementMatchers.isDeclaredBy;
 import static net.bytebuddy.matcher.ElementMatchers.named;
 import static net.bytebuddy.matcher.ElementMatchers.namedOneOf;
 import static net.bytebuddy.matcher.ElementMatchers.takesArgument;
+import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
 
 import io.sluice.agent.instrumentation.SluiceInstrumentation;
 import java.util.List;
@@ -20,8 +21,10 @@ import net.bytebuddy.agent.builder.AgentBuilder;
  * thread-local read.
  *
  * <p>{@code CompletableFuture}'s async stages and Spring's {@code @Async} are covered through the
- * executors they run on. Not covered: {@code ForkJoinTask}s forked or submitted as tasks (they
- * cannot be wrapped) and plain {@code new Thread(runnable)}.
+ * executors they run on. {@code ForkJoinTask}s forked ({@code fork()}) or handed to a pool as tasks
+ * cannot be wrapped (the pool queues the task itself): their context is noted against the task and
+ * made current by {@code doExec} on whichever thread runs it. Plain {@code new Thread(runnable)} is
+ * the opt-in {@code java-thread} instrumentation.
  */
 public final class ExecutorsInstrumentation implements SluiceInstrumentation {
   static final String RUNNABLE_ADVICE =
@@ -30,6 +33,7 @@ public final class ExecutorsInstrumentation implements SluiceInstrumentation {
       "io.sluice.agent.instrumentation.executors.WrapCallableAdvice";
   static final String VIRTUAL_THREAD_ADVICE =
       "io.sluice.agent.instrumentation.executors.VirtualThreadAdvice";
+  static final String FORK_JOIN_TASK = "java.util.concurrent.ForkJoinTask";
 
   @Override
   public String name() {
@@ -42,6 +46,7 @@ public final class ExecutorsInstrumentation implements SluiceInstrumentation {
         "java.util.concurrent.ThreadPoolExecutor",
         "java.util.concurrent.ScheduledThreadPoolExecutor",
         "java.util.concurrent.ForkJoinPool",
+        FORK_JOIN_TASK,
         "java.util.concurrent.CompletableFuture$ThreadPerTaskExecutor",
         "java.lang.VirtualThread");
   }
@@ -81,6 +86,19 @@ public final class ExecutorsInstrumentation implements SluiceInstrumentation {
                 .and(named("submit"))
                 .and(takesArgument(0, Callable.class)),
             CALLABLE_ADVICE)
+        // ForkJoinTasks are queued as they are: note their context, restore it where they run.
+        .advice(
+            isDeclaredBy(named("java.util.concurrent.ForkJoinPool"))
+                .and(namedOneOf("execute", "submit", "invoke"))
+                .and(takesArguments(1))
+                .and(takesArgument(0, named(FORK_JOIN_TASK))),
+            "io.sluice.agent.instrumentation.executors.SubmitTaskAdvice")
+        .advice(
+            isDeclaredBy(named(FORK_JOIN_TASK)).and(named("fork")).and(takesArguments(0)),
+            "io.sluice.agent.instrumentation.executors.ForkAdvice")
+        .advice(
+            isDeclaredBy(named(FORK_JOIN_TASK)).and(named("doExec")).and(takesArguments(0)),
+            "io.sluice.agent.instrumentation.executors.RunTaskAdvice")
         .advice(
             isDeclaredBy(named("java.util.concurrent.CompletableFuture$ThreadPerTaskExecutor"))
                 .and(named("execute"))

@@ -49,13 +49,23 @@ public final class HttpClientSendAdvice {
   public static void exit(
       @Advice.Argument(0) HttpRequest request,
       @Advice.Enter Object refusal,
-      @Advice.Return HttpResponse<?> response,
+      @Advice.Argument(1) HttpResponse.BodyHandler<?> handler,
+      @Advice.Return(readOnly = false) HttpResponse<?> response,
       @Advice.Thrown(readOnly = false) Throwable thrown,
       @Advice.Local("sluiceResource") Object resource,
       @Advice.Local("sluicePermit") long permit) {
     OutboundCall.end();
     if (refusal instanceof BlockVerdict) {
-      thrown = ((BlockVerdict) refusal).toException(request.uri().toString());
+      BlockVerdict verdict = (BlockVerdict) refusal;
+      if (verdict.respondsOutbound()) {
+        try {
+          response = (HttpResponse<?>) SluiceHooks.get().jdkHttpResponse(verdict, request, handler);
+        } catch (Exception e) {
+          thrown = e;
+        }
+      } else {
+        thrown = verdict.toException(request.uri().toString());
+      }
       return;
     }
     if (permit > 0) {

@@ -7,6 +7,7 @@ import io.sluice.agent.bootstrap.OutboundCall;
 import io.sluice.agent.bootstrap.OutboundCompletion;
 import io.sluice.agent.bootstrap.SluiceHooks;
 import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.util.concurrent.CompletableFuture;
 import net.bytebuddy.asm.Advice;
 
@@ -50,15 +51,25 @@ public final class HttpClientSendAsyncAdvice {
   @Advice.OnMethodExit(suppress = Throwable.class, onThrowable = Throwable.class)
   public static void exit(
       @Advice.Argument(0) HttpRequest request,
+      @Advice.Argument(1) HttpResponse.BodyHandler<?> handler,
       @Advice.Enter Object refusal,
       @Advice.Return(readOnly = false) CompletableFuture<?> result,
       @Advice.Thrown Throwable thrown,
       @Advice.Local("sluiceResource") Object resource,
       @Advice.Local("sluicePermit") long permit) {
     if (refusal instanceof BlockVerdict) {
-      result =
-          CompletableFuture.failedFuture(
-              ((BlockVerdict) refusal).toException(request.uri().toString()));
+      BlockVerdict verdict = (BlockVerdict) refusal;
+      if (verdict.respondsOutbound()) {
+        try {
+          result =
+              CompletableFuture.completedFuture(
+                  SluiceHooks.get().jdkHttpResponse(verdict, request, handler));
+        } catch (Exception e) {
+          result = CompletableFuture.failedFuture(e);
+        }
+      } else {
+        result = CompletableFuture.failedFuture(verdict.toException(request.uri().toString()));
+      }
       return;
     }
     if (permit > 0) {

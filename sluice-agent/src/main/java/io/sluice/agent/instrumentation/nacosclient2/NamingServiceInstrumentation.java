@@ -14,6 +14,10 @@ import net.bytebuddy.agent.builder.AgentBuilder;
  * one taking an {@code Instance}, where the agent adds {@code sluice.lane} to the instance's
  * metadata when the agent is configured with a lane ({@code sluice.lane}). Heartbeats and the
  * client's re-registration after a reconnect reuse the same instance, so the tag stays.
+ *
+ * <p>Every instance list the client applies to its cache (a push from the registry, or a query's
+ * answer) passes {@code ServiceInfoHolder.processServiceInfo}; after it, the agent evicts the
+ * service from the load balancers' caches, so a removed instance stops getting picks at once.
  */
 public final class NamingServiceInstrumentation implements SluiceInstrumentation {
   @Override
@@ -23,7 +27,9 @@ public final class NamingServiceInstrumentation implements SluiceInstrumentation
 
   @Override
   public List<String> typeNames() {
-    return List.of("com.alibaba.nacos.client.naming.NacosNamingService");
+    return List.of(
+        "com.alibaba.nacos.client.naming.NacosNamingService",
+        "com.alibaba.nacos.client.naming.cache.ServiceInfoHolder");
   }
 
   @Override
@@ -41,6 +47,11 @@ public final class NamingServiceInstrumentation implements SluiceInstrumentation
             "io.sluice.agent.instrumentation.nacosclient2.RegisterInstanceAdvice")
         .advice(
             named("batchRegisterInstance").and(takesArguments(3)).and(takesArgument(2, List.class)),
-            "io.sluice.agent.instrumentation.nacosclient2.BatchRegisterInstanceAdvice");
+            "io.sluice.agent.instrumentation.nacosclient2.BatchRegisterInstanceAdvice")
+        .advice(
+            named("processServiceInfo")
+                .and(takesArguments(1))
+                .and(takesArgument(0, named("com.alibaba.nacos.api.naming.pojo.ServiceInfo"))),
+            "io.sluice.agent.instrumentation.nacosclient2.ServiceInfoAdvice");
   }
 }

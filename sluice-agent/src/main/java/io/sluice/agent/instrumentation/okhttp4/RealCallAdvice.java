@@ -6,8 +6,11 @@ import io.sluice.agent.bootstrap.OutboundCall;
 import io.sluice.agent.bootstrap.SluiceHooks;
 import net.bytebuddy.asm.Advice;
 import okhttp3.Call;
+import okhttp3.MediaType;
+import okhttp3.Protocol;
 import okhttp3.Request;
 import okhttp3.Response;
+import okhttp3.ResponseBody;
 
 /**
  * Woven into {@code okhttp3.internal.connection.RealCall.getResponseWithInterceptorChain$okhttp()},
@@ -48,13 +51,34 @@ public final class RealCallAdvice {
   public static void exit(
       @Advice.This Call call,
       @Advice.Enter Object refusal,
-      @Advice.Return Response response,
+      @Advice.Return(readOnly = false) Response response,
       @Advice.Thrown(readOnly = false) Throwable thrown,
       @Advice.Local("sluiceResource") Object resource,
       @Advice.Local("sluicePermit") long permit) {
     OutboundCall.end();
     if (refusal instanceof BlockVerdict) {
-      thrown = ((BlockVerdict) refusal).toException(call.request().url().toString());
+      BlockVerdict verdict = (BlockVerdict) refusal;
+      if (verdict.respondsOutbound()) {
+        Response.Builder synthetic =
+            new Response.Builder()
+                .request(call.request())
+                .protocol(Protocol.HTTP_1_1)
+                .code(verdict.status())
+                .message(verdict.reasonPhrase())
+                .body(
+                    ResponseBody.create(
+                        verdict.body(),
+                        verdict.contentType() == null
+                            ? null
+                            : MediaType.parse(verdict.contentType())));
+        String[] headers = verdict.headers();
+        for (int i = 0; i + 1 < headers.length; i += 2) {
+          synthetic.addHeader(headers[i], headers[i + 1]);
+        }
+        response = synthetic.build();
+      } else {
+        thrown = verdict.toException(call.request().url().toString());
+      }
       return;
     }
     if (permit > 0) {

@@ -9,18 +9,26 @@ import net.bytebuddy.asm.Advice;
 
 /**
  * Woven into {@code HttpServlet.service(ServletRequest, ServletResponse)}: the request's context
- * from its headers; an untagged request gets its lane from the entry rules, if any apply.
+ * from its headers (the caller's name from {@code x-sluice-origin} or Sentinel's {@code S-user};
+ * the lane); an untagged request gets its lane from the entry rules, if any apply. The previous
+ * context comes back when the call returns. A request from a governed application that carries only
+ * its name shares one context per caller, so it allocates nothing here.
  */
 public final class HttpServletAdvice {
   private HttpServletAdvice() {}
 
   @Advice.OnMethodEnter(suppress = Throwable.class)
-  public static SluiceContext.Scope enter(@Advice.Argument(0) ServletRequest request) {
+  public static SluiceContext enter(
+      @Advice.Argument(0) ServletRequest request,
+      @Advice.Local("sluiceAttached") boolean attached) {
     if (!(request instanceof HttpServletRequest)) {
       return null;
     }
     HttpServletRequest http = (HttpServletRequest) request;
-    String origin = http.getHeader(SluiceContext.Headers.ORIGIN);
+    String origin =
+        SluiceContext.originOf(
+            http.getHeader(SluiceContext.Headers.ORIGIN),
+            http.getHeader(SluiceContext.Headers.SENTINEL_ORIGIN));
     // Null (no allocation) for the common request that carries none of these.
     SluiceContext context =
         SluiceContext.inbound(
@@ -34,13 +42,18 @@ public final class HttpServletAdvice {
         context = SluiceContext.of(origin, entered);
       }
     }
-    return SluiceContext.attach(context);
+    if (context == null) {
+      return null;
+    }
+    attached = true;
+    return SluiceContext.replace(context);
   }
 
   @Advice.OnMethodExit(suppress = Throwable.class, onThrowable = Throwable.class)
-  public static void exit(@Advice.Enter SluiceContext.Scope scope) {
-    if (scope != null) {
-      scope.close();
+  public static void exit(
+      @Advice.Enter SluiceContext previous, @Advice.Local("sluiceAttached") boolean attached) {
+    if (attached) {
+      SluiceContext.restore(previous);
     }
   }
 }

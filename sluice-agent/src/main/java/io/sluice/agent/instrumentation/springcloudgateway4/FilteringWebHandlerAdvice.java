@@ -3,20 +3,29 @@ package io.sluice.agent.instrumentation.springcloudgateway4;
 import io.sluice.agent.bootstrap.BlockVerdict;
 import io.sluice.agent.bootstrap.GovernanceHooks;
 import io.sluice.agent.bootstrap.ReactivePermit;
+import io.sluice.agent.bootstrap.SluiceContext;
 import io.sluice.agent.bootstrap.SluiceHooks;
+import java.time.Duration;
 import java.util.function.Consumer;
 import net.bytebuddy.asm.Advice;
 import org.springframework.http.HttpStatusCode;
-import org.springframework.http.MediaType;
+import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.web.server.ServerWebExchange;
 import reactor.core.publisher.Mono;
 
 /**
  * Woven into Spring Cloud Gateway's {@code FilteringWebHandler.handle(exchange)}, which runs a
- * matched route's filters: the route (by id) is governed like any inbound resource. A refused
- * request gets the verdict's status, {@code Retry-After} and JSON body, and its route's filters do
- * not run; an admitted one releases its permit when its pipeline ends, with the response status.
+ * matched route's filters: the route (by id) is governed like any inbound resource, its rules
+ * reading the request's headers, query parameters and cookies where they name one. Never blocks the
+ * event loop: a refused request gets the verdict (429/503 JSON or the route's fallback) and its
+ * route's filters do not run; a paced one is delayed on a timer ({@code Mono.delay}) before the
+ * filters are subscribed; an admitted one releases its permit when its pipeline ends, with the
+ * response status.
+ *
+ * <p>The request the route proxies carries the outbound headers like any client call: this
+ * gateway's name as {@code x-sluice-origin} (replacing whatever the client sent, since the gateway
+ * is the caller of the service behind it) and the lane in the forms it arrived in.
  */
 public final class FilteringWebHandlerAdvice {
   /** Spring Cloud Gateway's {@code ServerWebExchangeUtils.GATEWAY_ROUTE_ATTR}. */
@@ -26,25 +35,37 @@ public final class FilteringWebHandlerAdvice {
   private FilteringWebHandlerAdvice() {}
 
   @Advice.OnMethodEnter(suppress = Throwable.class, skipOn = Advice.OnNonDefaultValue.class)
-  public static Object enter(
-      @Advice.Argument(0) ServerWebExchange exchange,
+  public static BlockVerdict enter(
+      @Advice.Argument(value = 0, readOnly = false) ServerWebExchange exchange,
       @Advice.Local("sluiceResource") Object resource,
-      @Advice.Local("sluicePermit") long permit) {
+      @Advice.Local("sluicePermit") long permit,
+      @Advice.Local("sluiceWait") long wait) {
     Object route = exchange.getAttribute(GATEWAY_ROUTE);
     if (route == null) {
       return null;
     }
     GovernanceHooks hooks = SluiceHooks.get();
+    String[] headers = hooks.outboundHeaders();
+    if (headers.length > 0) {
+      ServerHttpRequest.Builder proxied = exchange.getRequest().mutate();
+      for (int i = 0; i + 1 < headers.length; i += 2) {
+        proxied.header(headers[i], headers[i + 1]);
+      }
+      exchange = exchange.mutate().request(proxied.build()).build();
+    }
     Object governed = hooks.gatewayResource(route);
     if (governed == null) {
       return null;
     }
-    long acquired = hooks.acquire(governed);
+    SluiceContext.attachInServerScope(hooks.routeContext(governed));
+    long acquired =
+        hooks.tryAcquire(governed, exchange.getRequest(), GovernanceHooks.REACTIVE_REQUEST);
     if (acquired < 0) {
       return hooks.refusal(governed, acquired);
     }
     resource = governed;
     permit = acquired;
+    wait = hooks.waitNanos(governed, acquired);
     return null;
   }
 
@@ -52,30 +73,35 @@ public final class FilteringWebHandlerAdvice {
   @SuppressWarnings({"rawtypes", "unchecked"})
   public static void exit(
       @Advice.Argument(0) ServerWebExchange exchange,
-      @Advice.Enter Object refusal,
+      @Advice.Enter BlockVerdict refusal,
       @Advice.Return(readOnly = false) Mono<Void> result,
       @Advice.Thrown Throwable thrown,
       @Advice.Local("sluiceResource") Object resource,
-      @Advice.Local("sluicePermit") long permit) {
-    if (refusal instanceof BlockVerdict) {
-      BlockVerdict verdict = (BlockVerdict) refusal;
+      @Advice.Local("sluicePermit") long permit,
+      @Advice.Local("sluiceWait") long wait) {
+    if (refusal != null) {
       ServerHttpResponse response = exchange.getResponse();
-      response.setStatusCode(HttpStatusCode.valueOf(verdict.status()));
-      if (verdict.retryAfter() != null) {
-        response.getHeaders().set("Retry-After", verdict.retryAfter());
+      response.setStatusCode(HttpStatusCode.valueOf(refusal.status()));
+      String[] headers = refusal.headers();
+      for (int i = 0; i + 1 < headers.length; i += 2) {
+        response.getHeaders().set(headers[i], headers[i + 1]);
       }
-      response.getHeaders().setContentType(MediaType.APPLICATION_JSON);
-      result = response.writeWith(Mono.just(response.bufferFactory().wrap(verdict.body())));
+      if (refusal.contentType() != null) {
+        response.getHeaders().set("Content-Type", refusal.contentType());
+      }
+      result = response.writeWith(Mono.just(response.bufferFactory().wrap(refusal.body())));
       return;
     }
     if (permit > 0) {
       if (thrown != null || result == null) {
         SluiceHooks.get().release(resource, permit, 0, thrown);
-      } else {
-        result =
-            result.doFinally(
-                (Consumer) new ReactivePermit(resource, permit, exchange.getResponse()));
+        return;
       }
+      if (wait > 0) {
+        result = Mono.delay(Duration.ofNanos(wait)).then(result);
+      }
+      result =
+          result.doFinally((Consumer) new ReactivePermit(resource, permit, exchange.getResponse()));
     }
   }
 }

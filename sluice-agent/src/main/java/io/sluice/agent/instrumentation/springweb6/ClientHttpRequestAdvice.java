@@ -4,11 +4,16 @@ import io.sluice.agent.bootstrap.BlockVerdict;
 import io.sluice.agent.bootstrap.GovernanceHooks;
 import io.sluice.agent.bootstrap.OutboundCall;
 import io.sluice.agent.bootstrap.SluiceHooks;
+import io.sluice.agent.bootstrap.SyntheticResponse;
 import net.bytebuddy.asm.Advice;
 import org.springframework.http.client.ClientHttpRequest;
 import org.springframework.http.client.ClientHttpResponse;
 
-/** Woven into {@code AbstractClientHttpRequest.execute()}. */
+/**
+ * Woven into {@code AbstractClientHttpRequest.execute()}: the outermost request of a call adds the
+ * outbound headers and governs it; a refusal throws {@code SluiceBlockedException} or returns the
+ * resource's synthetic fallback response.
+ */
 public final class ClientHttpRequestAdvice {
   private ClientHttpRequestAdvice() {}
 
@@ -47,14 +52,21 @@ public final class ClientHttpRequestAdvice {
   public static void exit(
       @Advice.This ClientHttpRequest request,
       @Advice.Enter Object refusal,
-      @Advice.Return ClientHttpResponse response,
+      @Advice.Return(readOnly = false) ClientHttpResponse response,
       @Advice.Thrown(readOnly = false) Throwable thrown,
       @Advice.Local("sluiceOuter") boolean outer,
       @Advice.Local("sluiceResource") Object resource,
       @Advice.Local("sluicePermit") long permit) {
     OutboundCall.end();
     if (refusal instanceof BlockVerdict) {
-      thrown = ((BlockVerdict) refusal).toException(request.getURI().toString());
+      BlockVerdict verdict = (BlockVerdict) refusal;
+      if (verdict.respondsOutbound()) {
+        response =
+            (ClientHttpResponse)
+                SyntheticResponse.springClientResponse(verdict, ClientHttpResponse.class);
+      } else {
+        thrown = verdict.toException(request.getURI().toString());
+      }
       return;
     }
     if (permit > 0) {

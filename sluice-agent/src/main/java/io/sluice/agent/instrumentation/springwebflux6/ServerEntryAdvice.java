@@ -9,8 +9,9 @@ import org.springframework.http.server.reactive.ServerHttpRequest;
 
 /**
  * Woven into {@code HttpWebHandlerAdapter.handle(ServerHttpRequest, ServerHttpResponse)}, where a
- * WebFlux server (a Spring Cloud Gateway) starts handling a request: reads the request's context,
- * tags an untagged request by the entry rules, and when the request does not yet carry {@code
+ * WebFlux server (a Spring Cloud Gateway) starts handling a request: reads the request's context
+ * (the caller's name from {@code x-sluice-origin} or Sentinel's {@code S-user}, the lane), tags an
+ * untagged request by the entry rules, and when the request does not yet carry {@code
  * x-sluice-lane} adds it to the request itself, so everything downstream (a gateway's proxied call,
  * its load balancer) sees the lane. The context is made current only inside the server scope the
  * Reactor Netty hook opened for this request, which ends when the request's pipeline has been
@@ -23,7 +24,10 @@ public final class ServerEntryAdvice {
   public static void enter(
       @Advice.Argument(value = 0, readOnly = false) ServerHttpRequest request) {
     HttpHeaders headers = request.getHeaders();
-    String origin = headers.getFirst(SluiceContext.Headers.ORIGIN);
+    String origin =
+        SluiceContext.originOf(
+            headers.getFirst(SluiceContext.Headers.ORIGIN),
+            headers.getFirst(SluiceContext.Headers.SENTINEL_ORIGIN));
     String sluiceLane = headers.getFirst(SluiceContext.Headers.LANE);
     SluiceContext context =
         SluiceContext.inbound(

@@ -9,8 +9,11 @@ import java.util.List;
 import net.bytebuddy.agent.builder.AgentBuilder;
 
 /**
- * Spring WebFlux 6.0+ as a server (Spring Cloud Gateway, or any WebFlux application): the entry of
- * a request, where its lane is read or decided by the entry rules and written onto the request.
+ * Spring WebFlux 6.0+: as a server (Spring Cloud Gateway, or any WebFlux application), the entry of
+ * a request, where its context is read and an untagged request's lane decided by the entry rules
+ * and written onto the request, and the handling of a matched route ({@code METHOD pattern}),
+ * governed without blocking; as a client, WebClient's exchange, where requests get the outbound
+ * headers and client-side rules.
  */
 public final class ServerEntryInstrumentation implements SluiceInstrumentation {
   @Override
@@ -22,6 +25,7 @@ public final class ServerEntryInstrumentation implements SluiceInstrumentation {
   public List<String> typeNames() {
     return List.of(
         "org.springframework.web.server.adapter.HttpWebHandlerAdapter",
+        "org.springframework.web.reactive.DispatcherHandler",
         "org.springframework.web.reactive.function.client.ExchangeFunctions$DefaultExchangeFunction");
   }
 
@@ -50,6 +54,11 @@ public final class ServerEntryInstrumentation implements SluiceInstrumentation {
                     takesArgument(
                         0,
                         named("org.springframework.web.reactive.function.client.ClientRequest"))),
-            "io.sluice.agent.instrumentation.springwebflux6.WebClientHeadersAdvice");
+            "io.sluice.agent.instrumentation.springwebflux6.ExchangeFunctionAdvice")
+        .advice(
+            named("handleRequestWith")
+                .and(takesArguments(2))
+                .and(takesArgument(0, named("org.springframework.web.server.ServerWebExchange"))),
+            "io.sluice.agent.instrumentation.springwebflux6.DispatcherHandlerAdvice");
   }
 }

@@ -1,5 +1,6 @@
 package io.sluice.agent.instrumentation.springwebmvc6;
 
+import static net.bytebuddy.matcher.ElementMatchers.isDeclaredBy;
 import static net.bytebuddy.matcher.ElementMatchers.named;
 import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
 
@@ -15,7 +16,9 @@ import net.bytebuddy.agent.builder.AgentBuilder;
  * functional routes) are not governed: they cannot create resources.
  *
  * <p>The hook is {@code AbstractHandlerMethodAdapter.handle}: by then the handler mapping has set
- * the pattern attribute and the interceptors have run; refusing here skips the handler only.
+ * the pattern attribute and the interceptors have run; refusing here skips the handler only. Routes
+ * whose hot-parameter rules read the handler's arguments are decided in {@code
+ * InvocableHandlerMethod.doInvoke}, once Spring has resolved them.
  */
 public final class HandlerAdapterInstrumentation implements SluiceInstrumentation {
   @Override
@@ -25,13 +28,16 @@ public final class HandlerAdapterInstrumentation implements SluiceInstrumentatio
 
   @Override
   public List<String> typeNames() {
-    return List.of("org.springframework.web.servlet.mvc.method.AbstractHandlerMethodAdapter");
+    return List.of(
+        "org.springframework.web.servlet.mvc.method.AbstractHandlerMethodAdapter",
+        "org.springframework.web.method.support.InvocableHandlerMethod");
   }
 
   @Override
   public List<String> requiredClasses() {
     return List.of(
         "org.springframework.web.servlet.HandlerMapping",
+        "org.springframework.web.method.HandlerMethod",
         "jakarta.servlet.http.HttpServletResponse",
         // Added in spring-web 6.0: tells Spring 6+ (Jakarta) from 5.x (javax), which is skipped.
         "org.springframework.web.ErrorResponse");
@@ -39,8 +45,18 @@ public final class HandlerAdapterInstrumentation implements SluiceInstrumentatio
 
   @Override
   public AgentBuilder.Transformer.ForAdvice advice(AgentBuilder.Transformer.ForAdvice transformer) {
-    return transformer.advice(
-        named("handle").and(takesArguments(3)),
-        "io.sluice.agent.instrumentation.springwebmvc6.HandlerAdapterAdvice");
+    return transformer
+        .advice(
+            isDeclaredBy(
+                    named(
+                        "org.springframework.web.servlet.mvc.method.AbstractHandlerMethodAdapter"))
+                .and(named("handle"))
+                .and(takesArguments(3)),
+            "io.sluice.agent.instrumentation.springwebmvc6.HandlerAdapterAdvice")
+        .advice(
+            isDeclaredBy(named("org.springframework.web.method.support.InvocableHandlerMethod"))
+                .and(named("doInvoke"))
+                .and(takesArguments(1)),
+            "io.sluice.agent.instrumentation.springwebmvc6.InvocableHandlerMethodAdvice");
   }
 }

@@ -1,24 +1,31 @@
 package io.sluice.e2e.app;
 
+import java.io.IOException;
 import java.net.HttpURLConnection;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import okhttp3.Call;
 import okhttp3.Callback;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
+import org.apache.hc.client5.http.async.methods.SimpleHttpResponse;
+import org.apache.hc.client5.http.async.methods.SimpleRequestBuilder;
 import org.apache.hc.client5.http.classic.methods.HttpGet;
+import org.apache.hc.client5.http.impl.async.CloseableHttpAsyncClient;
+import org.apache.hc.client5.http.impl.async.HttpAsyncClients;
 import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
 import org.apache.hc.client5.http.impl.classic.HttpClients;
 import org.apache.hc.core5.http.io.entity.EntityUtils;
+import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RequestParam;
@@ -26,21 +33,41 @@ import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.client.HttpStatusCodeException;
 import org.springframework.web.client.RestClient;
 import org.springframework.web.client.RestTemplate;
+import org.springframework.web.reactive.function.client.WebClient;
+import org.springframework.web.reactive.function.client.WebClientResponseException;
 
 /**
- * Makes {@code n} outbound calls to {@code GET {base}/orders/{id}} with one HTTP client (Spring's
- * RestTemplate and RestClient, the JDK client, OkHttp, Apache HttpClient 5 or HttpURLConnection) and counts
- * how they ended, so a test can check client-side limits: "ok" (2xx), "blocked" (429 or an
- * exception naming Sluice) and "other".
+ * Makes outbound calls with one HTTP client at a time (Spring's RestTemplate, RestClient and
+ * WebClient, the JDK client with {@code send} and {@code sendAsync}, OkHttp with {@code execute}
+ * and {@code enqueue}, Apache HttpClient 5 classic and async, Apache HttpClient 4 and
+ * HttpURLConnection), so a test can check what the agent does on each: client-side limits
+ * ({@code /call}), the lane and origin carried to the next hop ({@code /relay}), a refused call's
+ * synthetic fallback response ({@code /fetch}), and CHAIN rules, which apply to a call only through
+ * the route it is made from ({@code /via/a}, {@code /via/b}).
  */
 @RestController
 class ClientController {
   private final RestTemplate restTemplate = new RestTemplate();
   private final RestClient restClient = RestClient.create();
+  private final WebClient webClient = WebClient.create();
   private final HttpClient jdkClient = HttpClient.newHttpClient();
   private final OkHttpClient okHttp = new OkHttpClient();
   private final CloseableHttpClient apache = HttpClients.createDefault();
+  private final CloseableHttpAsyncClient apacheAsync = HttpAsyncClients.createDefault();
+  private final org.apache.http.impl.client.CloseableHttpClient apache4 =
+      org.apache.http.impl.client.HttpClients.createDefault();
 
+  ClientController() {
+    apacheAsync.start();
+  }
+
+  /** A response as the application saw it. */
+  record Answer(int status, String body) {}
+
+  /**
+   * Calls {@code GET {base}/orders/{id}} {@code n} times and counts how the calls ended: "ok"
+   * (2xx), "blocked" (429, or an exception naming Sluice) and "other".
+   */
   @GetMapping("/call/{client}")
   Map<String, Object> call(
       @PathVariable("client") String client,
@@ -61,16 +88,8 @@ class ClientController {
         } else {
           other++;
         }
-      } catch (HttpStatusCodeException e) {
-        if (e.getStatusCode().value() == 429) {
-          blocked++;
-        } else {
-          other++;
-          lastError = e.toString();
-        }
       } catch (Exception e) {
-        if (String.valueOf(e.getMessage()).contains("Sluice")
-            || String.valueOf(e.getCause()).contains("Sluice")) {
+        if (refusedBySluice(e)) {
           blocked++;
         } else {
           other++;
@@ -88,37 +107,153 @@ class ClientController {
   }
 
   /**
-   * Calls {@code {base}/ctx/here} with one client and answers with the lane the callee saw, so a
-   * test can check the outbound hook carried this request's lane to the next hop.
+   * Calls {@code {base}/ctx/here} (or {@code to}) with one client and answers with what the callee
+   * saw, so a test can check the outbound hook carried this request's lane (or this application's
+   * name, {@code /ctx/origin}) to the next hop.
    */
   @GetMapping("/relay/{client}")
-  String relay(@PathVariable("client") String client, @RequestParam("base") String base)
+  String relay(
+      @PathVariable("client") String client,
+      @RequestParam("base") String base,
+      @RequestParam(name = "to", defaultValue = "/ctx/here") String to)
       throws Exception {
-    String url = base + "/ctx/here";
+    return fetch(client, base + to).body();
+  }
+
+  /**
+   * Calls {@code {base}/orders/7} with one client and answers {@code status body}, or {@code
+   * refused} when the client threw Sluice's refusal: a refused call with a synthetic fallback
+   * response answers that response.
+   */
+  @GetMapping("/fetch/{client}")
+  String fetchOrder(@PathVariable("client") String client, @RequestParam("base") String base) {
+    try {
+      Answer answer = fetch(client, base + "/orders/7");
+      return answer.status() + " " + answer.body();
+    } catch (Exception e) {
+      return refusedBySluice(e) ? "refused" : "failed: " + e;
+    }
+  }
+
+  /** Calls {@code GET {base}/orders/{id}} from this route: CHAIN rules name it as the entrance. */
+  @GetMapping("/via/a")
+  String viaA(@RequestParam("base") String base) {
+    return viaRoute(base);
+  }
+
+  /** The same call from another route. */
+  @GetMapping("/via/b")
+  String viaB(@RequestParam("base") String base) {
+    return viaRoute(base);
+  }
+
+  private String viaRoute(String base) {
+    try {
+      return Integer.toString(callOnce("rest-template", base, 1));
+    } catch (Exception e) {
+      return refusedBySluice(e) ? "refused" : "failed: " + e;
+    }
+  }
+
+  private static boolean refusedBySluice(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (String.valueOf(t.getMessage()).contains("Sluice refused")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private int callOnce(String client, String base, int i) throws Exception {
+    try {
+      switch (client) {
+        case "rest-template":
+          return restTemplate
+              .getForEntity(base + "/orders/{id}", String.class, i)
+              .getStatusCode()
+              .value();
+        case "rest-client":
+          return restClient
+              .get()
+              .uri(base + "/orders/{id}", i)
+              .retrieve()
+              .toEntity(String.class)
+              .getStatusCode()
+              .value();
+        case "webclient":
+          ResponseEntity<Void> entity =
+              webClient.get().uri(base + "/orders/{id}", i).retrieve().toBodilessEntity().block();
+          return entity.getStatusCode().value();
+        default:
+          return fetch(client, base + "/orders/" + i).status();
+      }
+    } catch (HttpStatusCodeException e) {
+      return e.getStatusCode().value();
+    } catch (WebClientResponseException e) {
+      return e.getStatusCode().value();
+    }
+  }
+
+  /** One GET of {@code url} with {@code client}: the status and body the application got. */
+  private Answer fetch(String client, String url) throws Exception {
     switch (client) {
       case "rest-template":
-        return restTemplate.getForObject(url, String.class);
+        ResponseEntity<String> template = restTemplate.getForEntity(url, String.class);
+        return new Answer(template.getStatusCode().value(), template.getBody());
       case "rest-client":
-        return restClient.get().uri(url).retrieve().body(String.class);
+        ResponseEntity<String> rest = restClient.get().uri(url).retrieve().toEntity(String.class);
+        return new Answer(rest.getStatusCode().value(), rest.getBody());
+      case "webclient":
+        ResponseEntity<String> reactive =
+            webClient.get().uri(url).retrieve().toEntity(String.class).block();
+        return new Answer(reactive.getStatusCode().value(), reactive.getBody());
       case "jdk":
-        return jdkClient
-            .send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString())
-            .body();
+        HttpResponse<String> jdk =
+            jdkClient.send(
+                HttpRequest.newBuilder(URI.create(url)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        return new Answer(jdk.statusCode(), jdk.body());
+      case "jdk-async":
+        HttpResponse<String> async =
+            unwrap(
+                jdkClient.sendAsync(
+                    HttpRequest.newBuilder(URI.create(url)).build(),
+                    HttpResponse.BodyHandlers.ofString()));
+        return new Answer(async.statusCode(), async.body());
       case "okhttp":
         try (okhttp3.Response response =
             okHttp.newCall(new Request.Builder().url(url).build()).execute()) {
-          return response.body().string();
+          return new Answer(response.code(), response.body().string());
         }
       case "okhttp-async":
         try (okhttp3.Response response = enqueued(new Request.Builder().url(url).build())) {
-          return response.body().string();
+          return new Answer(response.code(), response.body().string());
         }
       case "apache":
-        return apache.execute(new HttpGet(url), response -> EntityUtils.toString(response.getEntity()));
+        return apache.execute(
+            new HttpGet(url),
+            response ->
+                new Answer(
+                    response.getCode(),
+                    response.getEntity() == null ? "" : EntityUtils.toString(response.getEntity())));
+      case "apache-async":
+        SimpleHttpResponse simple =
+            unwrap(apacheAsync.execute(SimpleRequestBuilder.get(url).build(), null));
+        return new Answer(simple.getCode(), simple.getBodyText());
+      case "apache4":
+        try (org.apache.http.client.methods.CloseableHttpResponse response =
+            apache4.execute(new org.apache.http.client.methods.HttpGet(url))) {
+          return new Answer(
+              response.getStatusLine().getStatusCode(),
+              org.apache.http.util.EntityUtils.toString(response.getEntity()));
+        }
       case "url-connection":
         HttpURLConnection connection = (HttpURLConnection) URI.create(url).toURL().openConnection();
         try {
-          return new String(connection.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+          int status = connection.getResponseCode();
+          return new Answer(
+              status,
+              new String(connection.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
         } finally {
           connection.disconnect();
         }
@@ -127,53 +262,12 @@ class ClientController {
     }
   }
 
-  private int callOnce(String client, String base, int i) throws Exception {
-    switch (client) {
-      case "rest-template":
-        return restTemplate
-            .getForEntity(base + "/orders/{id}", String.class, i)
-            .getStatusCode()
-            .value();
-      case "rest-client":
-        return restClient
-            .get()
-            .uri(base + "/orders/{id}", i)
-            .retrieve()
-            .toEntity(String.class)
-            .getStatusCode()
-            .value();
-      case "jdk":
-        HttpRequest request = HttpRequest.newBuilder(URI.create(base + "/orders/" + i)).build();
-        return jdkClient.send(request, HttpResponse.BodyHandlers.ofString()).statusCode();
-      case "okhttp":
-        try (okhttp3.Response response =
-            okHttp.newCall(new Request.Builder().url(base + "/orders/" + i).build()).execute()) {
-          return response.code();
-        }
-      case "okhttp-async":
-        try (okhttp3.Response response =
-            enqueued(new Request.Builder().url(base + "/orders/" + i).build())) {
-          return response.code();
-        }
-      case "apache":
-        return apache.execute(
-            new HttpGet(base + "/orders/" + i),
-            response -> {
-              EntityUtils.consume(response.getEntity());
-              return response.getCode();
-            });
-      case "url-connection":
-        HttpURLConnection connection =
-            (HttpURLConnection) URI.create(base + "/orders/" + i).toURL().openConnection();
-        try {
-          int status = connection.getResponseCode();
-          connection.getInputStream().readAllBytes();
-          return status;
-        } finally {
-          connection.disconnect();
-        }
-      default:
-        throw new IllegalArgumentException("unknown client " + client);
+  /** The future's value; a failure is thrown as it came. */
+  private static <T> T unwrap(Future<T> future) throws Exception {
+    try {
+      return future.get(10, TimeUnit.SECONDS);
+    } catch (ExecutionException e) {
+      throw e.getCause() instanceof Exception ? (Exception) e.getCause() : e;
     }
   }
 
@@ -197,10 +291,6 @@ class ClientController {
                 outcome.completeExceptionally(e);
               }
             });
-    try {
-      return outcome.get(10, TimeUnit.SECONDS);
-    } catch (ExecutionException e) {
-      throw (Exception) e.getCause();
-    }
+    return unwrap(outcome);
   }
 }

@@ -4,6 +4,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.RecursiveTask;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.springframework.scheduling.annotation.Async;
@@ -52,6 +53,18 @@ class ContextController {
         return asyncWorker.lane().get(5, TimeUnit.SECONDS);
       case "virtual-thread":
         return onVirtualThread();
+      case "fork":
+        // Forked from the request thread (not a pool worker): a common-pool worker runs it.
+        return new LaneTask().fork().get(5, TimeUnit.SECONDS);
+      case "fork-join-task":
+        // Handed to the pool as a ForkJoinTask, which the pool queues as it is.
+        return forkJoin.submit(new LaneTask()).get(5, TimeUnit.SECONDS);
+      case "new-thread":
+        CompletableFuture<String> onThread = new CompletableFuture<>();
+        new Thread(() -> onThread.complete(LaneProbe.lane()), "e2e-new-thread").start();
+        return onThread.get(5, TimeUnit.SECONDS);
+      case "origin":
+        return LaneProbe.origin();
       default:
         throw new IllegalArgumentException("unknown executor kind " + kind);
     }
@@ -70,6 +83,16 @@ class ContextController {
       return virtual.submit(LaneProbe::lane).get(5, TimeUnit.SECONDS);
     } finally {
       virtual.shutdown();
+    }
+  }
+
+  /** A fork/join task that answers the lane of the thread that computes it. */
+  static final class LaneTask extends RecursiveTask<String> {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    protected String compute() {
+      return LaneProbe.lane();
     }
   }
 

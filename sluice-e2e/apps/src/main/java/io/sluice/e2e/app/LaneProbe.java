@@ -10,16 +10,26 @@ import java.lang.reflect.Method;
 final class LaneProbe {
   private static volatile Method current;
   private static volatile Method lane;
+  private static volatile Method origin;
 
   private LaneProbe() {}
 
   static String lane() {
+    return read(false);
+  }
+
+  /** The calling application's name the agent read from the request ("none" when unknown). */
+  static String origin() {
+    return read(true);
+  }
+
+  private static String read(boolean readOrigin) {
     if (current == null && !lookUp()) {
       return "no-agent";
     }
     try {
       Object context = current.invoke(null);
-      Object value = context == null ? null : lane.invoke(context);
+      Object value = context == null ? null : (readOrigin ? origin : lane).invoke(context);
       return value == null ? "none" : value.toString();
     } catch (ReflectiveOperationException e) {
       return "error:" + e;
@@ -31,6 +41,7 @@ final class LaneProbe {
       // Loaded by the bootstrap loader (null): the agent appends its context API there.
       Class<?> context = Class.forName("io.sluice.agent.bootstrap.SluiceContext", false, null);
       lane = context.getMethod("lane");
+      origin = context.getMethod("origin");
       current = context.getMethod("current");
       return true;
     } catch (ReflectiveOperationException | LinkageError e) {

@@ -69,7 +69,7 @@ public final class CanonicalForm {
       return "param|"
           + p.resource()
           + "|"
-          + p.paramIdx()
+          + (p.source() == null ? p.paramIdx() : p.source().kind() + ":" + p.source().name())
           + "|"
           + p.count()
           + "|"

@@ -1,5 +1,6 @@
 package io.sluice.flow.internal.rule;
 
+import io.sluice.flow.ParamSource;
 import io.sluice.flow.RuleKind;
 import java.util.Map;
 
@@ -7,7 +8,9 @@ import java.util.Map;
  * A Sentinel {@code ParamFlowRule} (hot-parameter limit, QPS grade), validated.
  *
  * @param resource the resource
- * @param paramIdx which argument; negative counts from the end as in Sentinel
+ * @param paramIdx which argument; negative counts from the end as in Sentinel; unused with a source
+ * @param source the call attribute the value comes from instead of an argument (Sluice's {@code
+ *     paramSource}), or null to take argument {@code paramIdx}
  * @param count calls per value per {@code durationInSec}
  * @param controlBehavior {@link FlowRuleSpec#BEHAVIOR_REJECT} or {@link
  *     FlowRuleSpec#BEHAVIOR_PACING}
@@ -19,6 +22,7 @@ import java.util.Map;
 public record ParamFlowRuleSpec(
     String resource,
     int paramIdx,
+    ParamSource source,
     double count,
     int controlBehavior,
     long maxQueueingTimeMs,
@@ -34,15 +38,13 @@ public record ParamFlowRuleSpec(
 
   @Override
   public String describe() {
-    StringBuilder s =
-        new StringBuilder("param-flow rule {resource=")
-            .append(resource)
-            .append(", paramIdx=")
-            .append(paramIdx)
-            .append(", count=")
-            .append(count)
-            .append(", durationInSec=")
-            .append(durationInSec);
+    StringBuilder s = new StringBuilder("param-flow rule {resource=").append(resource);
+    if (source != null) {
+      s.append(", paramSource=").append(source);
+    } else {
+      s.append(", paramIdx=").append(paramIdx);
+    }
+    s.append(", count=").append(count).append(", durationInSec=").append(durationInSec);
     if (burstCount > 0) {
       s.append(", burstCount=").append(burstCount);
     }

@@ -1,6 +1,7 @@
 package io.sluice.flow.internal.rule;
 
 import io.sluice.flow.InvalidRuleDocumentException;
+import io.sluice.flow.ParamSource;
 import io.sluice.flow.RuleKind;
 import io.sluice.flow.internal.json.JsonReader;
 import io.sluice.flow.internal.json.MalformedJsonException;
@@ -171,8 +172,9 @@ public final class RuleParser {
       throw f.error("THREAD grade hot-parameter rules are not supported");
     }
     Integer paramIdx = f.optionalInteger("paramIdx", -1_000_000, 1_000_000);
-    if (paramIdx == null) {
-      throw f.error("\"paramIdx\" is required");
+    ParamSource source = paramSource(f);
+    if (paramIdx == null && source == null) {
+      throw f.error("\"paramIdx\" is required (or Sluice's \"paramSource\")");
     }
     double count = f.requiredNumber("count", 0, Long.MAX_VALUE);
     int behavior = f.integer("controlBehavior", 0, 0, 3);
@@ -210,13 +212,47 @@ public final class RuleParser {
     }
     return new ParamFlowRuleSpec(
         resource,
-        paramIdx,
+        source == null ? paramIdx : 0,
+        source,
         count,
         behavior,
         behavior == FlowRuleSpec.BEHAVIOR_PACING ? maxQueueing : 0,
         burst,
         duration,
         Map.copyOf(exceptions));
+  }
+
+  /**
+   * Sluice's {@code paramSource}: {@code {"header": name}}, {@code {"query": name}} or {@code
+   * {"cookie": name}}, exactly one; null when absent.
+   */
+  private static ParamSource paramSource(Fields f) {
+    Object value = f.raw("paramSource");
+    if (value == null) {
+      return null;
+    }
+    if (!(value instanceof Map<?, ?> map) || map.size() != 1) {
+      throw f.error(
+          "\"paramSource\" must be an object with one member: header, query or cookie,"
+              + " e.g. {\"header\": \"x-user-id\"}");
+    }
+    Map.Entry<?, ?> member = map.entrySet().iterator().next();
+    ParamSource.Kind kind = null;
+    for (ParamSource.Kind candidate : ParamSource.Kind.values()) {
+      if (candidate.jsonName().equals(member.getKey())) {
+        kind = candidate;
+      }
+    }
+    if (kind == null) {
+      throw f.error(
+          "\"paramSource\" has unknown member \""
+              + member.getKey()
+              + "\"; use header, query or cookie");
+    }
+    if (!(member.getValue() instanceof String name) || name.isBlank()) {
+      throw f.error("\"paramSource\"." + kind.jsonName() + " must be a non-empty string");
+    }
+    return new ParamSource(kind, name.trim());
   }
 
   /** Converts an item's text to the argument type Sentinel's {@code classType} names. */
@@ -294,6 +330,11 @@ public final class RuleParser {
     private Object get(String name) {
       Object value = map.get(name);
       return value == JsonReader.NULL ? null : value;
+    }
+
+    /** The field's JSON value (a map, list, string, number...), or null when absent. */
+    Object raw(String name) {
+      return get(name);
     }
 
     String resource() {

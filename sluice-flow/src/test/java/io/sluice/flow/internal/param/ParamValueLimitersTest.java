@@ -24,7 +24,7 @@ class ParamValueLimitersTest {
 
   private ParamValueLimiters limiters(double count, Map<Object, Long> items, int maxValues) {
     return new ParamValueLimiters(
-        new ParamFlowRuleSpec("r", 0, count, FlowRuleSpec.BEHAVIOR_REJECT, 0, 0, 1, items),
+        new ParamFlowRuleSpec("r", 0, null, count, FlowRuleSpec.BEHAVIOR_REJECT, 0, 0, 1, items),
         maxValues,
         overflow);
   }
@@ -69,7 +69,8 @@ class ParamValueLimitersTest {
   void pacesEachValueWithTheRateLimiterBehaviour() {
     ParamValueLimiters l =
         new ParamValueLimiters(
-            new ParamFlowRuleSpec("r", 0, 10, FlowRuleSpec.BEHAVIOR_PACING, 250, 0, 1, Map.of()),
+            new ParamFlowRuleSpec(
+                "r", 0, null, 10, FlowRuleSpec.BEHAVIOR_PACING, 250, 0, 1, Map.of()),
             100,
             overflow);
     List<Long> waits = new ArrayList<>();

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.flow.InvalidRuleDocumentException;
+import io.sluice.flow.ParamSource;
 import io.sluice.flow.RuleKind;
 import java.util.List;
 import java.util.Map;
@@ -204,6 +205,34 @@ class RuleParserTest {
         RuleKind.PARAM_FLOW,
         "[{\"resource\":\"a\",\"count\":1,\"paramIdx\":0,\"durationInSec\":0}]",
         "\"durationInSec\" must be in");
+    assertRejected(
+        RuleKind.PARAM_FLOW,
+        "[{\"resource\":\"a\",\"count\":1,\"paramSource\":{\"hedaer\":\"x-user\"}}]",
+        "\"paramSource\" has unknown member \"hedaer\"; use header, query or cookie");
+    assertRejected(
+        RuleKind.PARAM_FLOW,
+        "[{\"resource\":\"a\",\"count\":1,\"paramSource\":{\"header\":\"a\",\"query\":\"b\"}}]",
+        "\"paramSource\" must be an object with one member");
+    assertRejected(
+        RuleKind.PARAM_FLOW,
+        "[{\"resource\":\"a\",\"count\":1,\"paramSource\":{\"query\":\" \"}}]",
+        "\"paramSource\".query must be a non-empty string");
+  }
+
+  @Test
+  void readsAParamSourceInsteadOfAnArgumentIndex() {
+    ParamFlowRuleSpec rule =
+        (ParamFlowRuleSpec)
+            RuleParser.parse(
+                    RuleKind.PARAM_FLOW,
+                    "[{\"resource\":\"GET /orders\",\"count\":3,"
+                        + "\"paramSource\":{\"header\":\" X-User-Id \"}}]")
+                .get(0);
+    assertThat(rule.source()).isEqualTo(new ParamSource(ParamSource.Kind.HEADER, "X-User-Id"));
+    assertThat(rule.describe())
+        .isEqualTo(
+            "param-flow rule {resource=GET /orders, paramSource=header 'X-User-Id', count=3.0,"
+                + " durationInSec=1}");
   }
 
   @Test

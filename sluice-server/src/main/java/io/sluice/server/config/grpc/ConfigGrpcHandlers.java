@@ -149,9 +149,6 @@ public final class ConfigGrpcHandlers implements ConnectionListener {
                 return response.fail(
                     NacosResponse.FAIL, "Cas publish fail,server md5 may have changed.");
               }
-              if (outcome instanceof ConfigOutcome.Rejected rejected) {
-                return response.fail(ErrorCodes.SERVER_ERROR, rejected.reason());
-              }
               return response;
             });
   }
@@ -171,9 +168,6 @@ public final class ConfigGrpcHandlers implements ConnectionListener {
               ConfigRemoveResponse response = new ConfigRemoveResponse();
               if (failure != null) {
                 return GrpcFailures.fail(response, failure);
-              }
-              if (outcome instanceof ConfigOutcome.Rejected rejected) {
-                return response.fail(ErrorCodes.SERVER_ERROR, rejected.reason());
               }
               return response;
             });

@@ -210,9 +210,6 @@ final class ConfigRoutes {
             }
             throw new HttpApiException(409, NacosErrorCode.RESOURCE_CONFLICT, CAS_CONFLICT);
           }
-          if (outcome instanceof ConfigOutcome.Rejected rejected) {
-            throw new HttpApiException(500, NacosErrorCode.SERVER_ERROR, rejected.reason());
-          }
           reply(request.response(), style, Boolean.TRUE);
         });
   }
@@ -231,9 +228,6 @@ final class ConfigRoutes {
         request,
         style,
         outcome -> {
-          if (outcome instanceof ConfigOutcome.Rejected rejected) {
-            throw new HttpApiException(500, NacosErrorCode.SERVER_ERROR, rejected.reason());
-          }
           reply(request.response(), style, Boolean.TRUE);
         });
   }

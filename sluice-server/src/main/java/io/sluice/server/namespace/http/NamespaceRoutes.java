@@ -226,9 +226,6 @@ public final class NamespaceRoutes implements HttpRoutes {
                 NacosErrorCode.NAMESPACE_NOT_EXIST,
                 "namespaceId [ " + missing.id() + " ] not exist");
           }
-          if (outcome instanceof NamespaceOutcome.Rejected rejected) {
-            throw new HttpApiException(500, NacosErrorCode.SERVER_ERROR, rejected.reason());
-          }
           HttpResponses.success(request.response(), true);
         });
   }

@@ -164,9 +164,6 @@ public final class NamingGrpcHandlers implements ConnectionListener {
           if (failure != null) {
             return GrpcFailures.fail(response, failure);
           }
-          if (outcome instanceof NamingOutcome.Rejected rejected) {
-            return response.fail(ErrorCodes.SERVER_ERROR, rejected.reason());
-          }
           return response;
         });
   }

@@ -43,7 +43,7 @@ final class InstanceEndpoints {
       naming.registerHeartbeating(service, instance);
       return done(Answer.OK);
     }
-    return naming.registerPersistent(service, instance).thenApply(InstanceEndpoints::okOrFail);
+    return naming.registerPersistent(service, instance).thenApply(applied -> Answer.OK);
   }
 
   /**
@@ -60,7 +60,7 @@ final class InstanceEndpoints {
     }
     return naming
         .deregisterPersistent(service, ip, port, params.cluster())
-        .thenApply(InstanceEndpoints::okOrFail);
+        .thenApply(applied -> Answer.OK);
   }
 
   /**
@@ -110,7 +110,7 @@ final class InstanceEndpoints {
                         + " of service "
                         + service.groupedName());
               }
-              return okOrFail(outcome);
+              return Answer.OK;
             });
   }
 
@@ -192,14 +192,6 @@ final class InstanceEndpoints {
     // Light beats (no instance JSON) are all we need while the instance is known.
     answer.put("lightBeatEnabled", true);
     return done(new Answer(answer.toString(), true, true));
-  }
-
-  /** {@code ok} for an applied write; the server's failure for a command apply rejected. */
-  static Answer okOrFail(NamingOutcome outcome) {
-    if (outcome instanceof NamingOutcome.Rejected rejected) {
-      throw new HttpApiException(500, NacosErrorCode.SERVER_ERROR, rejected.reason());
-    }
-    return Answer.OK;
   }
 
   private Instance instanceFrom(NamingParams params, ServiceKey service, boolean ephemeral) {

@@ -58,7 +58,7 @@ final class ServiceEndpoints {
                     NacosErrorCode.SERVICE_ALREADY_EXIST,
                     "specified service " + service.groupedName() + " already exists!");
               }
-              return InstanceEndpoints.okOrFail(outcome);
+              return Answer.OK;
             });
   }
 
@@ -188,7 +188,7 @@ final class ServiceEndpoints {
               + service.groupedName()
               + " is not empty, can't be delete. Please unregister instance first");
     }
-    return InstanceEndpoints.okOrFail(outcome);
+    return Answer.OK;
   }
 
   private Map<String, String> metadataOf(NamingParams params) {

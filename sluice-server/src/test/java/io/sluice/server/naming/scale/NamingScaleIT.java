@@ -170,6 +170,22 @@ class NamingScaleIT {
     await()
         .atMost(Duration.ofMinutes(2))
         .pollInterval(Duration.ofMillis(200))
+        // A watcher the server disconnected (unanswered pushes, a failed probe) would need to
+        // reconnect and subscribe again, as the official client does; this raw one cannot, so
+        // say so at once instead of waiting out the two minutes.
+        .failFast(
+            "a watcher was disconnected by the server",
+            () -> {
+              for (Watcher watcher : watchers) {
+                if (watcher.client.streamClosed().isDone()) {
+                  throw new AssertionError(
+                      "watcher "
+                          + watchers.indexOf(watcher)
+                          + " was disconnected by the server: "
+                          + watcher.client.streamClosed().join());
+                }
+              }
+            })
         .untilAsserted(
             () -> {
               List<String> wrong = new ArrayList<>();
@@ -183,7 +199,15 @@ class NamingScaleIT {
                   }
                   Set<String> seen = watcher.latest.getOrDefault("svc-" + service, Set.of());
                   if (!seen.equals(expected) && wrong.size() < 5) {
-                    wrong.add("svc-" + service + " saw " + seen.size() + " of " + expected.size());
+                    wrong.add(
+                        "watcher "
+                            + watchers.indexOf(watcher)
+                            + ": svc-"
+                            + service
+                            + " saw "
+                            + seen.size()
+                            + " of "
+                            + expected.size());
                   }
                 }
               }
