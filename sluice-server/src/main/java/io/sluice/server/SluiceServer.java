@@ -65,6 +65,9 @@ public final class SluiceServer implements AutoCloseable {
 
   private static final int MAX_PENDING_PUSHES_PER_CONNECTION = 1_024;
 
+  /** How long a stopping cluster node waits for its clients to move to other nodes. */
+  private static final long CLIENT_MOVE_TIMEOUT_MILLIS = 3_000;
+
   private final ServerOptions options;
   private final Deque<AutoCloseable> closeInReverse;
   private final StartingReplicator replicator;
@@ -472,7 +475,31 @@ public final class SluiceServer implements AutoCloseable {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
+    if (!options.standalone()) {
+      moveClientsAway();
+    }
     closeAll(closeInReverse);
+  }
+
+  /**
+   * In a cluster, asks every connected client to reconnect to another node before this one stops
+   * (the official client connects to the next server before it drops this one), so a rolling
+   * restart costs clients a reconnect rather than failed requests. Waits until they have gone, at
+   * most {@link #CLIENT_MOVE_TIMEOUT_MILLIS}.
+   */
+  private void moveClientsAway() {
+    for (io.sluice.server.protocol.grpc.Connection connection : connections.all()) {
+      connection.reset("", "");
+    }
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CLIENT_MOVE_TIMEOUT_MILLIS);
+    while (connections.size() > 0 && System.nanoTime() < deadline) {
+      try {
+        Thread.sleep(20);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
   }
 
   private static void closeAll(Deque<AutoCloseable> started) {

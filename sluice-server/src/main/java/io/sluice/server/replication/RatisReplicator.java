@@ -239,25 +239,31 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
                   + " bytes exceeds the limit of "
                   + options.maxCommandBytes()));
     }
-    if (!leadsNow() && knownLeader() == null) {
+    // In a cluster that has had a leader, a write waits out an election (up to the request
+    // timeout, in the forwarding path) rather than failing at once: clients see latency, not an
+    // error, when the leader changes.
+    boolean waitsForLeader = !options.standalone() && firstReady.isDone();
+    if (!leadsNow() && knownLeader() == null && !waitsForLeader) {
       return CompletableFuture.failedFuture(
           new ReplicatorNotReadyException(
               !firstReady.isDone()
                   ? "replicator is still starting (log replay and election)"
-                  : options.standalone()
-                      ? "this node is not the leader of the replication group"
-                      : noLeaderMessage()));
+                  : "this node is not the leader of the replication group"));
     }
     return proposer.submit(name, command);
   }
 
-  /** True while this node leads, or (in a cluster) follows a leader it has heard from. */
+  /**
+   * Standalone: this node leads and has applied the log. Cluster: this node has replayed its log
+   * and joined the cluster once (it has known a leader); it stays ready through later elections,
+   * during which writes wait for the new leader and reads refuse with their own clear error.
+   */
   @Override
   public boolean isReady() {
     if (closed.get()) {
       return false;
     }
-    return options.standalone() ? leaderReady : firstReady.isDone() && knownLeader() != null;
+    return options.standalone() ? leaderReady : firstReady.isDone();
   }
 
   /** Whether this node is the leader now and has applied the whole log. */
@@ -590,12 +596,8 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
 
   private CompletableFuture<RaftClientReply> propose(long sequence, byte[] entry) {
     if (!options.standalone() && !leadsNow()) {
-      if (selfId.equals(knownLeader())) {
-        // Elected, but still applying the log of earlier terms: not a leader to forward to.
-        return CompletableFuture.failedFuture(
-            new ReplicatorNotReadyException(
-                "this node was just elected leader and is still applying the log"));
-      }
+      // A follower, a node between leaders, or a leader still applying earlier terms (its own
+      // server answers "not ready" and the client retries until it is).
       return forward(entry);
     }
     RaftClientRequest request =

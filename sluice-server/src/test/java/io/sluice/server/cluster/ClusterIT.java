@@ -563,6 +563,76 @@ class ClusterIT {
     assertThat(violation).isNull();
   }
 
+  @Test
+  @Order(12)
+  void aRollingRestartUnderLoadLosesNoAcknowledgedWrite() throws Exception {
+    ConfigService writerClient = configClient(cluster.addresses());
+    Map<String, Long> lastAcked = new ConcurrentHashMap<>();
+    AtomicLong failures = new AtomicLong();
+    AtomicLong attempts = new AtomicLong();
+    java.util.Set<String> failureKinds = ConcurrentHashMap.newKeySet();
+    AtomicBoolean stop = new AtomicBoolean();
+    List<Thread> writers = new ArrayList<>();
+    for (int w = 0; w < 2; w++) {
+      String key = "rolling-" + w;
+      Thread writer =
+          new Thread(
+              () -> {
+                for (long seq = 1; !stop.get(); seq++) {
+                  attempts.incrementAndGet();
+                  try {
+                    if (writerClient.publishConfig(key, "CLUSTER", Long.toString(seq))) {
+                      lastAcked.put(key, seq);
+                    } else {
+                      failures.incrementAndGet();
+                      failureKinds.add("false");
+                    }
+                  } catch (Exception e) {
+                    failures.incrementAndGet();
+                    failureKinds.add(String.valueOf(e.getMessage()));
+                  }
+                }
+              },
+              "rolling-writer-" + w);
+      writers.add(writer);
+      writer.start();
+    }
+    awaitAcked(lastAcked, 2, 10);
+    for (int node = 0; node < 3; node++) {
+      Map<String, Long> before = Map.copyOf(lastAcked);
+      cluster.stop(node);
+      cluster.restart(node);
+      cluster.awaitLeader(LEADER_PATIENCE_SECONDS);
+      // Writes kept going while this node was away, before the next one goes.
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(LEADER_PATIENCE_SECONDS);
+      while (!beyond(lastAcked, before, 10) && System.nanoTime() < deadline) {
+        Thread.sleep(20);
+      }
+    }
+    stop.set(true);
+    for (Thread writer : writers) {
+      writer.join(30_000);
+    }
+    System.out.printf(
+        "rolling restart of 3 nodes under load: %d publishes, %d failed after the client's"
+            + " retries (%s), acked %s%n",
+        attempts.get(), failures.get(), failureKinds, lastAcked);
+    for (int node = 0; node < 3; node++) {
+      for (Map.Entry<String, Long> acked : lastAcked.entrySet()) {
+        String read =
+            cluster.get(node, "/v1/cs/configs?dataId=" + acked.getKey() + "&group=CLUSTER").body();
+        assertThat(Long.parseLong(read))
+            .as("%s on node %d", acked.getKey(), node)
+            .isGreaterThanOrEqualTo(acked.getValue());
+      }
+    }
+    // Every node stopped once, and writes were acknowledged in between.
+    assertThat(lastAcked.values()).allMatch(seq -> seq > 30);
+    assertThat(failures.get())
+        .as("publishes that failed despite the client's retries")
+        .isLessThan(Math.max(5, attempts.get() / 20));
+  }
+
   private Map<Integer, java.util.Set<String>> connectionIds() throws Exception {
     Map<Integer, java.util.Set<String>> ids = new java.util.HashMap<>();
     for (int node = 0; node < 3; node++) {

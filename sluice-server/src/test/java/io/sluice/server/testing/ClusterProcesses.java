@@ -133,6 +133,11 @@ public final class ClusterProcesses implements AutoCloseable {
     awaitReady(node);
   }
 
+  /** SIGTERM: the node snapshots and closes cleanly, as an operator's restart stops it. */
+  public void stop(int node) throws InterruptedException {
+    nodes[node].close();
+  }
+
   public void kill(int node) throws InterruptedException {
     nodes[node].kill();
   }
