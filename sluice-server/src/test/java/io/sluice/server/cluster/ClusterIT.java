@@ -211,6 +211,29 @@ class ClusterIT {
       threads.add(writer);
       writer.start();
     }
+    // A registrar of persistent instances alongside, through HTTP on every node in turn.
+    java.util.Set<Integer> registered = ConcurrentHashMap.newKeySet();
+    Thread registrar =
+        new Thread(
+            () -> {
+              for (int port = 10_000; !stop.get(); port++) {
+                try {
+                  HttpResponse<String> answer =
+                      cluster.postForm(
+                          port % 3,
+                          "/v1/ns/instance",
+                          "serviceName=storm-svc&ip=127.0.0.20&ephemeral=false&port=" + port);
+                  if (answer.statusCode() == 200) {
+                    registered.add(port);
+                  }
+                } catch (Exception e) {
+                  // Unknown outcome: only acknowledged registrations are checked.
+                }
+              }
+            },
+            "storm-registrar");
+    threads.add(registrar);
+    registrar.start();
     awaitAcked(lastAcked, writers, 20);
     cluster.kill(leader);
     killedAtNanos.set(System.nanoTime());
@@ -229,13 +252,22 @@ class ClusterIT {
         TimeUnit.NANOSECONDS.toMillis(firstAckAfterKillNanos.get() - killedAtNanos.get());
     System.out.printf(
         "leader killed: writes acknowledged again after %d ms; %d writes failed meanwhile;"
-            + " acked %s%n",
-        resumedMillis, failures.get(), lastAcked);
+            + " acked %s and %d persistent registrations%n",
+        resumedMillis, failures.get(), lastAcked, registered.size());
     // Election timeout 300-600 ms plus a margin for three JVMs on two cores.
     assertThat(resumedMillis).isLessThan(15_000);
 
     cluster.restart(leader);
+    assertThat(registered).as("registrations acknowledged").isNotEmpty();
     for (int node = 0; node < 3; node++) {
+      int on = node;
+      // The registry is read from each node's applied state: poll until it has caught up.
+      awaitCondition(
+          () -> {
+            String list = cluster.get(on, "/v1/ns/instance/list?serviceName=storm-svc").body();
+            return registered.stream().allMatch(port -> list.contains("\"port\":" + port + ","));
+          },
+          60);
       for (Map.Entry<String, Long> acked : lastAcked.entrySet()) {
         String read =
             cluster.get(node, "/v1/cs/configs?dataId=" + acked.getKey() + "&group=CLUSTER").body();
