@@ -17,6 +17,7 @@ import io.sluice.server.naming.NamingService;
 import io.sluice.server.naming.grpc.NamingGrpcHandlers;
 import io.sluice.server.naming.health.VertxHealthProbe;
 import io.sluice.server.naming.http.NamingHttpApi;
+import io.sluice.server.protocol.grpc.Connection;
 import io.sluice.server.protocol.grpc.ConnectionRegistry;
 import io.sluice.server.protocol.grpc.GrpcServer;
 import io.sluice.server.protocol.grpc.IdleConnectionEjector;
@@ -138,7 +139,7 @@ public final class SluiceServer implements AutoCloseable {
     ServerClock clock = ServerClock.SYSTEM;
     ServerThreads threads = new ServerThreads();
     started.push(threads);
-    StartingReplicator replicator = new StartingReplicator();
+    StartingReplicator replicator = new StartingReplicator(options.standalone());
     ReplicatedWrites writes = new ReplicatedWrites(replicator);
 
     ConfigFeature config = config(options, threads, writes, clock, started);
@@ -488,7 +489,7 @@ public final class SluiceServer implements AutoCloseable {
    * most {@link #CLIENT_MOVE_TIMEOUT_MILLIS}.
    */
   private void moveClientsAway() {
-    for (io.sluice.server.protocol.grpc.Connection connection : connections.all()) {
+    for (Connection connection : connections.all()) {
       connection.reset("", "");
     }
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CLIENT_MOVE_TIMEOUT_MILLIS);

@@ -23,7 +23,17 @@ final class StartingReplicator implements Replicator, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(StartingReplicator.class);
 
   private final CompletableFuture<Replicator> starting = new CompletableFuture<>();
+  private final boolean standalone;
   private volatile boolean startRequested;
+
+  /**
+   * @param standalone whether the store is a one-peer group: then reads need no barrier even while
+   *     it starts (they see what is there, as before the store is ready); a cluster node refuses
+   *     linearizable reads until its store runs
+   */
+  StartingReplicator(boolean standalone) {
+    this.standalone = standalone;
+  }
 
   /** Starts the real replicator on a thread of its own; returns at once. */
   void start(Supplier<Replicator> replicator) {
@@ -66,6 +76,9 @@ final class StartingReplicator implements Replicator, AutoCloseable {
     Replicator started = started();
     if (started != null) {
       return started.readBarrier();
+    }
+    if (standalone) {
+      return NO_BARRIER;
     }
     return CompletableFuture.failedFuture(
         new ReplicatorNotReadyException("the store is starting", failure()));
