@@ -22,13 +22,10 @@ final class AppProcess implements AutoCloseable {
   private final Path output;
   final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
-  private final String readyPath;
-
-  private AppProcess(Process process, int port, Path output, String readyPath) {
+  private AppProcess(Process process, int port, Path output) {
     this.process = process;
     this.port = port;
     this.output = output;
-    this.readyPath = readyPath;
   }
 
   /**
@@ -39,32 +36,12 @@ final class AppProcess implements AutoCloseable {
   static AppProcess start(
       Path javaHome, Path appJar, Path agentJar, String agentArgs, String appName, Path workDir)
       throws Exception {
-    return start(
-        javaHome, appJar, agentJar, agentArgs, appName, workDir, List.of(), List.of(), "/orders/0");
-  }
-
-  /**
-   * As above, with extra JVM options (before {@code -jar}), extra application arguments, and the
-   * path that answers 200 once the application serves.
-   */
-  static AppProcess start(
-      Path javaHome,
-      Path appJar,
-      Path agentJar,
-      String agentArgs,
-      String appName,
-      Path workDir,
-      List<String> jvmOptions,
-      List<String> appArgs,
-      String readyPath)
-      throws Exception {
     Files.createDirectories(workDir);
     int port = freePort();
     List<String> command = new ArrayList<>();
     command.add(javaHome.resolve("bin/java").toString());
     command.add("-Xmx256m");
     command.add("-XX:+UseSerialGC");
-    command.addAll(jvmOptions);
     if (agentArgs != null) {
       command.add("-javaagent:" + agentJar + "=" + agentArgs);
     }
@@ -73,7 +50,6 @@ final class AppProcess implements AutoCloseable {
     command.add("--server.port=" + port);
     command.add("--spring.application.name=" + appName);
     command.add("--spring.main.banner-mode=off");
-    command.addAll(appArgs);
     Path output = workDir.resolve(appName + "-" + port + ".out");
     Process process =
         new ProcessBuilder(command)
@@ -81,7 +57,7 @@ final class AppProcess implements AutoCloseable {
             .redirectOutput(output.toFile())
             .directory(workDir.toFile())
             .start();
-    AppProcess app = new AppProcess(process, port, output, readyPath);
+    AppProcess app = new AppProcess(process, port, output);
     try {
       app.awaitServing();
     } catch (Exception | AssertionError e) {
@@ -99,7 +75,7 @@ final class AppProcess implements AutoCloseable {
             "application exited with " + process.exitValue() + ":\n" + output());
       }
       try {
-        if (get(readyPath).statusCode() == 200) {
+        if (get("/orders/0").statusCode() == 200) {
           return;
         }
       } catch (IOException notYet) {

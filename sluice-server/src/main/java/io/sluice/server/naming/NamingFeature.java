@@ -62,10 +62,38 @@ public final class NamingFeature implements AutoCloseable {
       ScheduledExecutorService pushThread,
       long pushDelayMillis,
       int maxHeartbeatClients,
+      HealthProbe probe) {
+    this(
+        clock,
+        writes,
+        pushThread,
+        pushDelayMillis,
+        maxHeartbeatClients,
+        probe,
+        Long.MAX_VALUE,
+        Optional.empty(),
+        null);
+  }
+
+  /**
+   * As above, with a bound on the metadata all ephemeral instances hold together.
+   *
+   * @param maxInstanceMetadataBytes characters of metadata (keys and values) in total; a
+   *     registration beyond is refused {@code OVERLOADED}
+   * @param cluster in a cluster, how this node shares its ephemeral instances; empty standalone
+   * @param scheduler where a cluster node reconciles its shared instances (unused standalone)
+   */
+  public NamingFeature(
+      ServerClock clock,
+      ReplicatedWrites writes,
+      ScheduledExecutorService pushThread,
+      long pushDelayMillis,
+      int maxHeartbeatClients,
       HealthProbe probe,
+      long maxInstanceMetadataBytes,
       Optional<Cluster> cluster,
       ScheduledExecutorService scheduler) {
-    this.registry = new ServiceRegistry(clock);
+    this.registry = new ServiceRegistry(clock, maxInstanceMetadataBytes);
     NamingPushes pushes = new NamingPushes(registry, pushThread, pushDelayMillis);
     registry.onChange(pushes);
     this.store = new NamingStore(registry);

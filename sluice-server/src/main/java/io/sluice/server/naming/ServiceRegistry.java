@@ -26,6 +26,7 @@ import java.util.function.UnaryOperator;
  * on the mutating thread.
  */
 final class ServiceRegistry {
+  private final MetadataBudget metadata;
   private final RefTimes refTimes;
   private final ServiceIndex index = new ServiceIndex();
   private final Map<ServiceKey, Service> services = new ConcurrentHashMap<>();
@@ -39,7 +40,20 @@ final class ServiceRegistry {
   }
 
   ServiceRegistry(ServerClock clock) {
+    this(clock, Long.MAX_VALUE);
+  }
+
+  /**
+   * @param maxMetadataBytes characters of metadata all ephemeral instances may hold together
+   */
+  ServiceRegistry(ServerClock clock, long maxMetadataBytes) {
     this.refTimes = new RefTimes(clock);
+    this.metadata = new MetadataBudget(maxMetadataBytes);
+  }
+
+  /** Characters of metadata the ephemeral instances hold now. */
+  long ephemeralMetadataHeld() {
+    return metadata.held();
   }
 
   /** Who hears of changes (the push dispatcher); set once while wiring the server. */
@@ -112,7 +126,7 @@ final class ServiceRegistry {
                     + " has persistent instances; it cannot take ephemeral ones");
           }
           boolean wasListed = service != null && s.isListed();
-          changed.set(s.publish(owner, instances));
+          changed.set(s.publish(owner, instances, metadata));
           stored[0] = s.key;
           return settled(s, wasListed);
         });
@@ -215,7 +229,7 @@ final class ServiceRegistry {
             }
             if (touched) {
               found.set(true);
-              if (s.publish(owner, updated)) {
+              if (s.publish(owner, updated, metadata)) {
                 changed = true;
                 if (!isRemoteOwner(owner)) {
                   touchedLocal.add(owner);

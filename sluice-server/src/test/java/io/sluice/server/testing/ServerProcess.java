@@ -1,13 +1,10 @@
 package io.sluice.server.testing;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -16,32 +13,46 @@ import java.util.concurrent.TimeUnit;
  */
 public final class ServerProcess implements AutoCloseable {
   private final Process process;
-  private final List<String> output = new CopyOnWriteArrayList<>();
+  private final ProcessOutput output;
 
   private ServerProcess(Process process) {
     this.process = process;
-    Thread reader =
-        new Thread(
-            () -> {
-              try (BufferedReader lines =
-                  new BufferedReader(
-                      new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-                for (String line; (line = lines.readLine()) != null; ) {
-                  output.add(line);
-                }
-              } catch (IOException ignored) {
-                // The process went away.
-              }
-            },
-            "server-process-output");
-    reader.setDaemon(true);
-    reader.start();
+    this.output = ProcessOutput.of(process, "server-process-output");
   }
 
   /** Starts a server and waits until it says it is ready. */
   public static ServerProcess start(int httpPort, Path dataDir, String... jvmOptions)
       throws IOException, InterruptedException {
-    ServerProcess server = launch(httpPort, dataDir, List.of(), jvmOptions);
+    return start(httpPort, dataDir, List.of(), Map.of(), jvmOptions);
+  }
+
+  /**
+   * Starts a server with extra {@code sluice server} arguments and environment variables, and waits
+   * until it says it is ready.
+   */
+  public static ServerProcess start(
+      int httpPort,
+      Path dataDir,
+      List<String> serverArguments,
+      Map<String, String> environment,
+      String... jvmOptions)
+      throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(List.of(jvmOptions));
+    command.add("-cp");
+    command.add(System.getProperty("java.class.path"));
+    command.add("io.sluice.server.launcher.SluiceCommand");
+    command.add("server");
+    command.add("--port");
+    command.add(Integer.toString(httpPort));
+    command.add("--data-dir");
+    command.add(dataDir.toString());
+    command.addAll(serverArguments);
+    ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+    builder.environment().putAll(environment);
+    Process process = builder.start();
+    ServerProcess server = new ServerProcess(process);
     server.awaitOutput("sluice server ready", 120);
     return server;
   }
@@ -66,24 +77,29 @@ public final class ServerProcess implements AutoCloseable {
     command.add("--data-dir");
     command.add(dataDir.toString());
     command.addAll(serverArguments);
-    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-    return new ServerProcess(process);
+    return new ServerProcess(new ProcessBuilder(command).redirectErrorStream(true).start());
   }
 
   public String awaitOutput(String prefix, int seconds) throws InterruptedException {
+    return output.awaitLine(prefix, seconds);
+  }
+
+  /** The first line containing {@code text}, waiting for it as {@link #awaitOutput} does. */
+  public String awaitOutputContaining(String text, int seconds) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
     while (System.nanoTime() < deadline) {
-      for (String line : output) {
-        if (line.startsWith(prefix)) {
+      for (String line : output.lines()) {
+        if (line.contains(text)) {
           return line;
         }
       }
       if (!process.isAlive()) {
-        throw new AssertionError("server exited with " + process.exitValue() + ": " + output);
+        throw new AssertionError(
+            "server exited with " + process.exitValue() + ": " + output.lines());
       }
       Thread.sleep(20);
     }
-    throw new AssertionError("no line starting with '" + prefix + "' in: " + output);
+    throw new AssertionError("no line containing '" + text + "' in: " + output.lines());
   }
 
   public long pid() {
@@ -91,7 +107,7 @@ public final class ServerProcess implements AutoCloseable {
   }
 
   public List<String> output() {
-    return output;
+    return output.lines();
   }
 
   public boolean isAlive() {
