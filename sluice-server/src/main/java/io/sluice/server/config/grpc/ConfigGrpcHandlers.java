@@ -70,25 +70,14 @@ public final class ConfigGrpcHandlers implements ConnectionListener {
   }
 
   CompletionStage<ConfigQueryResponse> query(ConfigQueryRequest request, RequestContext context) {
+    ConfigQueryResponse response = new ConfigQueryResponse();
     ConfigKey key;
     try {
       key = config.key(request.tenant, request.group, request.dataId);
     } catch (ConfigException e) {
-      return done(GrpcFailures.fail(new ConfigQueryResponse(), e));
+      return done(GrpcFailures.fail(response, e));
     }
-    // Linearizable: in a cluster the read waits for this node to hold every acknowledged write.
-    return config
-        .read(key)
-        .handle(
-            (item, failure) ->
-                failure != null
-                    ? GrpcFailures.fail(new ConfigQueryResponse(), failure)
-                    : answer(request, context, item));
-  }
-
-  private static ConfigQueryResponse answer(
-      ConfigQueryRequest request, RequestContext context, ConfigItem item) {
-    ConfigQueryResponse response = new ConfigQueryResponse();
+    ConfigItem item = config.find(key);
     ConfigVersion version =
         item == null
             ? null
@@ -98,7 +87,7 @@ public final class ConfigGrpcHandlers implements ConnectionListener {
                 request.tag,
                 request.header(VIPSERVER_TAG));
     if (version == null) {
-      return response.fail(ConfigQueryResponse.CONFIG_NOT_FOUND, "config data not exist");
+      return done(response.fail(ConfigQueryResponse.CONFIG_NOT_FOUND, "config data not exist"));
     }
     response.content = version.content();
     response.md5 = version.md5();
@@ -110,7 +99,7 @@ public final class ConfigGrpcHandlers implements ConnectionListener {
     if (version != item.formal() && version != item.beta()) {
       response.tag = item.tagOf(version);
     }
-    return response;
+    return done(response);
   }
 
   CompletionStage<ConfigPublishResponse> publish(
