@@ -92,12 +92,13 @@ class DubboIT {
       CompletableFuture<AppProcess> c = start(starter, "dubbo-c", "consumer", null, null, null);
       CompletableFuture<AppProcess> ip =
           start(starter, "dubbo-ip", "provider", "tri", "interface", null);
+      // In the gray lane: its registration carries the agent's sluice.lane.
       CompletableFuture<AppProcess> ip2 =
-          start(starter, "dubbo-ip", "provider", "tri", "interface", null);
+          start(starter, "dubbo-ip", "provider", "tri", "interface", null, "gray");
       CompletableFuture<AppProcess> ic =
           start(starter, "dubbo-ic", "consumer", null, null, "FORCE_INTERFACE");
       CompletableFuture<AppProcess> ap =
-          start(starter, "dubbo-ap", "provider", "tri", "instance", null);
+          start(starter, "dubbo-ap", "provider", "tri", "instance", null, "gray");
       CompletableFuture<AppProcess> ac =
           start(starter, "dubbo-ac", "consumer", null, null, "FORCE_APPLICATION");
       CompletableFuture<AppProcess> p32 =
@@ -138,6 +139,18 @@ class DubboIT {
       String protocol,
       String registerMode,
       String migration) {
+    return start(starter, name, role, protocol, registerMode, migration, null);
+  }
+
+  /** As above, in the agent's {@code lane} when not null. */
+  private CompletableFuture<AppProcess> start(
+      ExecutorService starter,
+      String name,
+      String role,
+      String protocol,
+      String registerMode,
+      String migration,
+      String lane) {
     List<String> args = new ArrayList<>();
     args.add("--spring.profiles.active=" + role);
     boolean dubbo32 = name.startsWith("dubbo32-");
@@ -163,7 +176,11 @@ class DubboIT {
     if (migration != null) {
       args.add("--dubbo.application.service-discovery.migration=" + migration);
     }
-    String agentArgs = "server.addr=127.0.0.1:" + serverPort + ",listen.hold.ms=5000";
+    String agentArgs =
+        "server.addr=127.0.0.1:"
+            + serverPort
+            + ",listen.hold.ms=5000"
+            + (lane == null ? "" : ",lane=" + lane);
     return CompletableFuture.supplyAsync(
         () -> {
           try {
@@ -246,6 +263,11 @@ class DubboIT {
     assertThat(instances("providers:" + SERVICE + "::if")).hasSize(2);
     assertThat(instances("dubbo-p")).isNotEmpty();
     assertThat(instances("dubbo-ap")).isNotEmpty();
+    // A provider in a lane registers it in its metadata at either level (through nacos-client).
+    assertThat(instanceList("providers:" + SERVICE + "::if"))
+        .containsOnlyOnce("\"sluice.lane\":\"gray\"");
+    assertThat(instanceList("dubbo-ap")).contains("\"sluice.lane\":\"gray\"");
+    assertThat(instanceList("dubbo-p")).doesNotContain("sluice.lane");
     assertThat(instances("dubbo-ip")).isEmpty();
 
     // Both interface-level providers are found.
@@ -546,19 +568,15 @@ class DubboIT {
     }
   }
 
+  /** The registry's instance list of a service, as JSON (Nacos's v1 query). */
+  private String instanceList(String service) throws Exception {
+    HttpResponse<String> response = queryInstances(service);
+    assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+    return response.body();
+  }
+
   private List<String> instances(String service) throws Exception {
-    HttpResponse<String> response =
-        http.send(
-            HttpRequest.newBuilder(
-                    URI.create(
-                        "http://127.0.0.1:"
-                            + serverPort
-                            + "/nacos/v1/ns/instance/list?serviceName="
-                            + java.net.URLEncoder.encode(
-                                service, java.nio.charset.StandardCharsets.UTF_8)))
-                .timeout(Duration.ofSeconds(10))
-                .build(),
-            HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> response = queryInstances(service);
     List<String> ips = new ArrayList<>();
     if (response.statusCode() != 200) {
       return ips;
@@ -571,6 +589,20 @@ class DubboIT {
       ips.add(response.body());
     }
     return ips;
+  }
+
+  private HttpResponse<String> queryInstances(String service) throws Exception {
+    return http.send(
+        HttpRequest.newBuilder(
+                URI.create(
+                    "http://127.0.0.1:"
+                        + serverPort
+                        + "/nacos/v1/ns/instance/list?serviceName="
+                        + java.net.URLEncoder.encode(
+                            service, java.nio.charset.StandardCharsets.UTF_8)))
+            .timeout(Duration.ofSeconds(10))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 
   private void publish(String dataId, String rules) throws Exception {
