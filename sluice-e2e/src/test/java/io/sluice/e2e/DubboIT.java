@@ -3,6 +3,7 @@ package io.sluice.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.sluice.server.testing.FreePorts;
 import io.sluice.server.testing.ServerProcess;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -84,7 +85,7 @@ class DubboIT {
     GovernedAppScenarios.deleteRecursively(WORK_DIR);
     Files.createDirectories(WORK_DIR);
     serverData = WORK_DIR.resolve("server");
-    serverPort = LaneChainScenarios.portWithGrpcFree();
+    serverPort = FreePorts.httpPortWithFreeGrpcPort();
     server = startServer();
     ExecutorService starter = Executors.newFixedThreadPool(3);
     try {

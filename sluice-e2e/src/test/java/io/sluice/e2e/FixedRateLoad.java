@@ -22,17 +22,17 @@ import java.util.function.IntFunction;
  * responses take, and counts the responses by status. The count is over a known number of sends at
  * a known rate, so the checks made on it do not depend on how fast the machine is.
  */
-final class FixedRateLoad {
+public final class FixedRateLoad {
   private FixedRateLoad() {}
 
-  record Result(
+  public record Result(
       Map<Integer, Integer> byStatus, int errors, long firstSendNanos, long lastSendNanos) {
-    int count(int status) {
+    public int count(int status) {
       return byStatus.getOrDefault(status, 0);
     }
 
     /** Seconds between the first and the last send. */
-    double sendSpanSeconds() {
+    public double sendSpanSeconds() {
       return (lastSendNanos - firstSendNanos) / 1e9;
     }
 
@@ -46,7 +46,7 @@ final class FixedRateLoad {
     }
   }
 
-  static Result run(HttpClient http, IntFunction<URI> target, double perSecond, int requests)
+  public static Result run(HttpClient http, IntFunction<URI> target, double perSecond, int requests)
       throws InterruptedException {
     ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
     Map<Integer, Integer> byStatus = new ConcurrentHashMap<>();

@@ -100,11 +100,7 @@ public final class AgentOverheadDriver {
         !"false".equals(options.get("pin")) && Files.isExecutable(Path.of("/usr/bin/taskset"));
     Path work = Files.createTempDirectory("sluice-agent-bench");
     if (pin) {
-      new ProcessBuilder("taskset", "-cp", "0", Long.toString(ProcessHandle.current().pid()))
-          .redirectErrorStream(true)
-          .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-          .start()
-          .waitFor();
+      pinThisProcess("0");
     }
     System.out.printf(
         Locale.ROOT,
@@ -199,6 +195,15 @@ public final class AgentOverheadDriver {
           signed(pairedP50),
           median(pairedP50));
     }
+  }
+
+  /** Pins every thread of this JVM (the driver) to {@code cpus}, in {@code taskset}'s list form. */
+  static void pinThisProcess(String cpus) throws IOException, InterruptedException {
+    new ProcessBuilder("taskset", "-apc", cpus, Long.toString(ProcessHandle.current().pid()))
+        .redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+        .start()
+        .waitFor();
   }
 
   static String signed(List<Double> values) {

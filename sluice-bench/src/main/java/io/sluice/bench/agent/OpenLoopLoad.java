@@ -10,6 +10,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.IntFunction;
 
 /**
  * Fixed-arrival-rate load, wrk2-style: request {@code i} is due at {@code start + i/rate}, is sent
@@ -34,7 +35,14 @@ final class OpenLoopLoad {
 
   private OpenLoopLoad() {}
 
+  /** GET {@code baseUrl/orders/{i % 1000}} (the e2e test application's route). */
   static Result run(HttpClient http, String baseUrl, double perSecond, Duration duration)
+      throws InterruptedException {
+    return run(http, i -> URI.create(baseUrl + "/orders/" + (i % 1000)), perSecond, duration);
+  }
+
+  /** GET {@code target.apply(i)} for request {@code i}. */
+  static Result run(HttpClient http, IntFunction<URI> target, double perSecond, Duration duration)
       throws InterruptedException {
     int total = (int) (perSecond * duration.toSeconds());
     long[] latencies = new long[total];
@@ -51,9 +59,7 @@ final class OpenLoopLoad {
         LockSupport.parkNanos(wait);
       }
       HttpRequest request =
-          HttpRequest.newBuilder(URI.create(baseUrl + "/orders/" + (i % 1000)))
-              .timeout(Duration.ofSeconds(10))
-              .build();
+          HttpRequest.newBuilder(target.apply(i)).timeout(Duration.ofSeconds(10)).build();
       calls[i] =
           http.sendAsync(request, HttpResponse.BodyHandlers.discarding())
               .whenComplete(

@@ -9,6 +9,11 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = SluiceVersion.class,
     description = "Sluice: a Nacos-compatible registry and config center with built-in governance.",
+    footer = {
+      "",
+      "bin/sluice demo [--help]  runs the demo call chain gateway -> a -> b -> c under the agent",
+      "                          (sluice-examples), with a 50 % lane and flow rules"
+    },
     subcommands = {ServerCommand.class, CommandLine.HelpCommand.class})
 public final class SluiceCommand implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;

@@ -3,17 +3,13 @@ package io.sluice.server.launcher;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.server.testing.FreePorts;
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
+import io.sluice.server.testing.ProcessOutput;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -39,10 +35,9 @@ class LauncherIT {
     // Recording the class-data archive at exit takes seconds on a loaded machine.
     builder.environment().put("SLUICE_CDS", "off");
     Process process = builder.start();
-    List<String> output = new CopyOnWriteArrayList<>();
-    Thread reader = drain(process, output);
+    ProcessOutput output = ProcessOutput.of(process, "launcher-output");
     try {
-      String ready = awaitLine(output, "sluice server ready", 120);
+      String ready = output.awaitLine("sluice server ready", 120);
       System.out.println("launcher said: " + ready);
       assertThat(ready)
           .contains("http://127.0.0.1:" + port + "/nacos")
@@ -61,8 +56,7 @@ class LauncherIT {
 
       new ProcessBuilder("kill", "-INT", Long.toString(process.pid())).start().waitFor();
       assertThat(process.waitFor(30, TimeUnit.SECONDS)).as("exits after Ctrl-C").isTrue();
-      reader.join(5_000);
-      assertThat(output).contains("sluice server: stopped");
+      assertThat(output.awaitLine("sluice server: stopped", 5)).isNotNull();
       assertThat(dataDir).isDirectory();
     } finally {
       process.destroyForcibly();
@@ -80,39 +74,5 @@ class LauncherIT {
     assertThat(process.waitFor(120, TimeUnit.SECONDS)).isTrue();
     assertThat(process.exitValue()).isZero();
     assertThat(help).contains("--port=PORT", "--data-dir=DIR", "--bind=ADDRESS");
-  }
-
-  private static Thread drain(Process process, List<String> output) {
-    Thread reader =
-        new Thread(
-            () -> {
-              try (BufferedReader lines =
-                  new BufferedReader(
-                      new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-                for (String line; (line = lines.readLine()) != null; ) {
-                  output.add(line);
-                }
-              } catch (IOException ignored) {
-                // The process went away; what was read is in `output`.
-              }
-            },
-            "launcher-output");
-    reader.setDaemon(true);
-    reader.start();
-    return reader;
-  }
-
-  private static String awaitLine(List<String> output, String prefix, int seconds)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-    while (System.nanoTime() < deadline) {
-      for (String line : output) {
-        if (line.startsWith(prefix)) {
-          return line;
-        }
-      }
-      Thread.sleep(50);
-    }
-    throw new AssertionError("no line starting with '" + prefix + "' in: " + output);
   }
 }

@@ -1,13 +1,9 @@
 package io.sluice.server.testing;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -16,26 +12,11 @@ import java.util.concurrent.TimeUnit;
  */
 public final class ServerProcess implements AutoCloseable {
   private final Process process;
-  private final List<String> output = new CopyOnWriteArrayList<>();
+  private final ProcessOutput output;
 
   private ServerProcess(Process process) {
     this.process = process;
-    Thread reader =
-        new Thread(
-            () -> {
-              try (BufferedReader lines =
-                  new BufferedReader(
-                      new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-                for (String line; (line = lines.readLine()) != null; ) {
-                  output.add(line);
-                }
-              } catch (IOException ignored) {
-                // The process went away.
-              }
-            },
-            "server-process-output");
-    reader.setDaemon(true);
-    reader.start();
+    this.output = ProcessOutput.of(process, "server-process-output");
   }
 
   /** Starts a server and waits until it says it is ready. */
@@ -59,19 +40,7 @@ public final class ServerProcess implements AutoCloseable {
   }
 
   public String awaitOutput(String prefix, int seconds) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-    while (System.nanoTime() < deadline) {
-      for (String line : output) {
-        if (line.startsWith(prefix)) {
-          return line;
-        }
-      }
-      if (!process.isAlive()) {
-        throw new AssertionError("server exited with " + process.exitValue() + ": " + output);
-      }
-      Thread.sleep(20);
-    }
-    throw new AssertionError("no line starting with '" + prefix + "' in: " + output);
+    return output.awaitLine(prefix, seconds);
   }
 
   public long pid() {
@@ -79,7 +48,7 @@ public final class ServerProcess implements AutoCloseable {
   }
 
   public List<String> output() {
-    return output;
+    return output.lines();
   }
 
   /** SIGKILL: no shutdown hook runs, nothing is flushed. */

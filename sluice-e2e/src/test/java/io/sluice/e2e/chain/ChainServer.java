@@ -1,0 +1,170 @@
+package io.sluice.e2e.chain;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.server.ServerOptions;
+import io.sluice.server.SluiceServer;
+import io.sluice.server.testing.FreePorts;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The chain's sluice-server, in this JVM, and the HTTP API calls made to it as an operator or a
+ * dashboard would: publish and remove config documents, list a service's instances. It keeps its
+ * port and data directory across {@link #stop} and {@link #start}, so the applications find it
+ * again after a restart.
+ */
+final class ChainServer implements AutoCloseable {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final Path dataDir;
+  private final int httpPort;
+  private final HttpClient http =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private SluiceServer server;
+
+  private ChainServer(Path dataDir, int httpPort) {
+    this.dataDir = dataDir;
+    this.httpPort = httpPort;
+  }
+
+  static ChainServer start(Path dataDir) {
+    ChainServer server = new ChainServer(dataDir, FreePorts.httpPortWithFreeGrpcPort());
+    server.start();
+    return server;
+  }
+
+  /** Starts (again) on the same port and data directory and waits until the store serves. */
+  synchronized void start() {
+    if (server != null) {
+      return;
+    }
+    SluiceServer started =
+        SluiceServer.start(ServerOptions.builder().httpPort(httpPort).dataDir(dataDir).build());
+    if (!started.awaitReady(60, TimeUnit.SECONDS)) {
+      started.close();
+      throw new IllegalStateException("sluice-server did not become ready within 60 s");
+    }
+    server = started;
+  }
+
+  /** Stops serving: applications lose their connections and retry. */
+  synchronized void stop() {
+    if (server != null) {
+      server.close();
+      server = null;
+    }
+  }
+
+  /** {@code 127.0.0.1:port} of the HTTP API; the Nacos clients derive gRPC as port + 1000. */
+  String address() {
+    return "127.0.0.1:" + httpPort;
+  }
+
+  void publish(String group, String dataId, String content)
+      throws IOException, InterruptedException {
+    String form =
+        "dataId="
+            + encode(dataId)
+            + "&group="
+            + encode(group)
+            + "&content="
+            + encode(content)
+            + "&type=json";
+    HttpResponse<String> response =
+        send(
+            HttpRequest.newBuilder(api("/nacos/v1/cs/configs"))
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .POST(HttpRequest.BodyPublishers.ofString(form)));
+    if (response.statusCode() != 200 || !response.body().trim().equals("true")) {
+      throw new IOException(
+          "publish " + group + "/" + dataId + ": " + response.statusCode() + " " + response.body());
+    }
+  }
+
+  void remove(String group, String dataId) throws IOException, InterruptedException {
+    HttpResponse<String> response =
+        send(
+            HttpRequest.newBuilder(
+                    api(
+                        "/nacos/v1/cs/configs?dataId="
+                            + encode(dataId)
+                            + "&group="
+                            + encode(group)))
+                .DELETE());
+    if (response.statusCode() != 200) {
+      throw new IOException(
+          "remove " + group + "/" + dataId + ": " + response.statusCode() + " " + response.body());
+    }
+  }
+
+  /** The instances of {@code service} (group DEFAULT_GROUP, public namespace), healthy or not. */
+  List<RegisteredInstance> instances(String service) throws IOException, InterruptedException {
+    HttpResponse<String> response =
+        send(
+            HttpRequest.newBuilder(api("/nacos/v1/ns/instance/list?serviceName=" + encode(service)))
+                .GET());
+    if (response.statusCode() != 200) {
+      throw new IOException(
+          "instances of " + service + ": " + response.statusCode() + " " + response.body());
+    }
+    List<RegisteredInstance> instances = new ArrayList<>();
+    for (JsonNode host : JSON.readTree(response.body()).path("hosts")) {
+      Map<String, String> metadata = new LinkedHashMap<>();
+      host.path("metadata")
+          .fields()
+          .forEachRemaining(e -> metadata.put(e.getKey(), e.getValue().asText()));
+      instances.add(
+          new RegisteredInstance(
+              host.path("ip").asText(),
+              host.path("port").asInt(),
+              host.path("healthy").asBoolean(),
+              Map.copyOf(metadata)));
+    }
+    return instances;
+  }
+
+  /**
+   * Sends a request, retrying briefly while the server answers 503: a server that was just
+   * (re)started is ready before its replicator has replayed the log.
+   */
+  private HttpResponse<String> send(HttpRequest.Builder request)
+      throws IOException, InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (true) {
+      HttpResponse<String> response =
+          http.send(
+              request.timeout(Duration.ofSeconds(10)).build(),
+              HttpResponse.BodyHandlers.ofString());
+      if (response.statusCode() != 503 || System.nanoTime() > deadline) {
+        return response;
+      }
+      Thread.sleep(200);
+    }
+  }
+
+  private URI api(String pathAndQuery) {
+    return URI.create("http://" + address() + pathAndQuery);
+  }
+
+  private static String encode(String s) {
+    return URLEncoder.encode(s, StandardCharsets.UTF_8);
+  }
+
+  @Override
+  public void close() {
+    stop();
+  }
+}
