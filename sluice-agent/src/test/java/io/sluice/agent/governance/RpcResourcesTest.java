@@ -115,4 +115,17 @@ class RpcResourcesTest {
         .contains(name)
         .contains("Dubbo provider method");
   }
+
+  @Test
+  void saysAFallbackDoesNotAnswerDubboCalls() throws Exception {
+    String name = Greeter.class.getName() + ":hello(java.lang.String)";
+    method("hello", String.class);
+    governor.apply(
+        RuleType.FALLBACKS,
+        "{\"fallbacks\":[{\"resource\":\"" + name + "\",\"status\":200,\"body\":\"x\"}]}");
+
+    assertThat(logBytes.toString(StandardCharsets.UTF_8))
+        .contains("fallback for " + name)
+        .contains("not for Dubbo calls, which fail with an RpcException when refused");
+  }
 }
