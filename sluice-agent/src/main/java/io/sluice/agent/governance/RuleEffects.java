@@ -148,7 +148,7 @@ final class RuleEffects {
     AgentLog.Level level = AgentLog.Level.INFO;
     String verdict;
     if (rule.kind() == RuleKind.SYSTEM) {
-      verdict = "in effect on every inbound call (routes and gateway routes)";
+      verdict = "in effect on every inbound call (routes, gateway routes, Dubbo provider methods)";
     } else if (paths == 0) {
       verdict =
           "waits for its resource: no call to "
