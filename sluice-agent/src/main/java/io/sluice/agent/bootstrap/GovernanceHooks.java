@@ -254,6 +254,16 @@ public class GovernanceHooks {
   }
 
   /**
+   * The providers a Dubbo call made in the current context may go to: among {@code routed} (what
+   * Dubbo's routers left of the consumer's providers {@code all}), those of the context's lane when
+   * it has any, else the base (untagged) ones. Precomputed per provider list; {@code routed} itself
+   * when no provider has a lane tag.
+   */
+  public List<?> rpcLaneInvokers(List<?> routed, List<?> all) {
+    return routed;
+  }
+
+  /**
    * A load balancer built an instance cache in this Spring {@code CacheManager}: the agent evicts a
    * service's entry from it when the registry changes the service ({@link #registryChanged}).
    */

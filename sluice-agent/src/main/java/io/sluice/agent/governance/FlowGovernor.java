@@ -354,6 +354,11 @@ public final class FlowGovernor extends GovernanceHooks implements RuleSink {
   }
 
   @Override
+  public List<?> rpcLaneInvokers(List<?> routed, List<?> all) {
+    return lanes.laneInvokers(routed, all);
+  }
+
+  @Override
   public String instanceLane() {
     return lanes.instanceLane();
   }

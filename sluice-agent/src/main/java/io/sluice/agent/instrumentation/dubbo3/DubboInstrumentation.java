@@ -12,7 +12,8 @@ import net.bytebuddy.agent.builder.AgentBuilder;
 /**
  * Apache Dubbo 3.2 and 3.3, any protocol ({@code dubbo}, {@code tri}): a provider's methods and
  * interfaces are inbound resources ({@link ProviderInvokerAdvice}), a consumer's calls outbound
- * ones with the same names and carry the outbound attachments ({@link ConsumerInvocationAdvice}).
+ * ones with the same names and carry the outbound attachments ({@link ConsumerInvocationAdvice}),
+ * and a consumer's routed providers are narrowed to the call's lane ({@link ClusterListAdvice}).
  * Older Dubbo (3.0, 3.1, 2.x) lacks {@code RegisterTypeEnum} (added in 3.2) and is skipped with one
  * log line.
  */
@@ -26,7 +27,8 @@ public final class DubboInstrumentation implements SluiceInstrumentation {
   public List<String> typeNames() {
     return List.of(
         "org.apache.dubbo.rpc.proxy.AbstractProxyInvoker",
-        "org.apache.dubbo.rpc.proxy.InvocationUtil");
+        "org.apache.dubbo.rpc.proxy.InvocationUtil",
+        "org.apache.dubbo.rpc.cluster.support.AbstractClusterInvoker");
   }
 
   @Override
@@ -51,6 +53,11 @@ public final class DubboInstrumentation implements SluiceInstrumentation {
                 .and(isStatic())
                 .and(named("invoke"))
                 .and(takesArguments(2)),
-            "io.sluice.agent.instrumentation.dubbo3.ConsumerInvocationAdvice");
+            "io.sluice.agent.instrumentation.dubbo3.ConsumerInvocationAdvice")
+        .advice(
+            isDeclaredBy(named("org.apache.dubbo.rpc.cluster.support.AbstractClusterInvoker"))
+                .and(named("list"))
+                .and(takesArguments(1)),
+            "io.sluice.agent.instrumentation.dubbo3.ClusterListAdvice");
   }
 }
