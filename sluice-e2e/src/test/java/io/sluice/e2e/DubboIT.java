@@ -42,8 +42,8 @@ import org.junit.jupiter.api.TestMethodOrder;
  *   <li>{@code dubbo-p} / {@code dubbo-c}: provider ({@code dubbo} protocol) and consumer in
  *       Dubbo's default dual mode (registered at both levels, application-level discovery first);
  *       the rule scenarios run on them;
- *   <li>{@code dubbo-ip} (two instances) / {@code dubbo-ic}: {@code tri} protocol, interface-level
- *       registration and discovery only;
+ *   <li>{@code dubbo-ip} (two instances, one in the gray lane) / {@code dubbo-ic}: {@code tri}
+ *       protocol, interface-level registration and discovery only;
  *   <li>{@code dubbo-ap} / {@code dubbo-ac}: {@code tri} protocol, application-level only;
  *   <li>{@code dubbo32-p} / {@code dubbo32-c}: the same application on Dubbo 3.2, in its own
  *       service group.
@@ -99,7 +99,7 @@ class DubboIT {
       CompletableFuture<AppProcess> ic =
           start(starter, "dubbo-ic", "consumer", null, null, "FORCE_INTERFACE");
       CompletableFuture<AppProcess> ap =
-          start(starter, "dubbo-ap", "provider", "tri", "instance", null, "gray");
+          start(starter, "dubbo-ap", "provider", "tri", "instance", null);
       CompletableFuture<AppProcess> ac =
           start(starter, "dubbo-ac", "consumer", null, null, "FORCE_APPLICATION");
       CompletableFuture<AppProcess> p32 =
@@ -267,12 +267,20 @@ class DubboIT {
     // A provider in a lane registers it in its metadata at either level (through nacos-client).
     assertThat(instanceList("providers:" + SERVICE + "::if"))
         .containsOnlyOnce("\"sluice.lane\":\"gray\"");
-    assertThat(instanceList("dubbo-ap")).contains("\"sluice.lane\":\"gray\"");
     assertThat(instanceList("dubbo-p")).doesNotContain("sluice.lane");
     assertThat(instances("dubbo-ip")).isEmpty();
 
-    // Both interface-level providers are found.
-    await().atMost(DISCOVERY_DEADLINE).until(() -> servingPorts(interfaceConsumer, 20).size() == 2);
+    // Both interface-level providers serve: untagged calls the base one only, gray calls the gray
+    // one only, calls of a lane without providers the base one.
+    await()
+        .atMost(DISCOVERY_DEADLINE)
+        .until(() -> servingPorts(interfaceConsumer, 10, "x-sluice-lane", "gray").size() == 1);
+    Set<String> base = servingPorts(interfaceConsumer, 20);
+    Set<String> gray = servingPorts(interfaceConsumer, 20, "x-sluice-lane", "gray");
+    assertThat(base).hasSize(1).doesNotContain("failed");
+    assertThat(gray).hasSize(1).doesNotContain("failed").doesNotContainAnyElementsOf(base);
+    assertThat(servingPorts(interfaceConsumer, 10, "x-sluice-lane", "blue")).isEqualTo(base);
+    assertThat(servingPorts(interfaceConsumer, 10, "x-mse-tag", "gray")).isEqualTo(gray);
   }
 
   @Test
@@ -431,17 +439,21 @@ class DubboIT {
 
   @Test
   @Order(30)
-  void aStoppedProviderDisappearsFromItsConsumer() throws Exception {
-    assertThat(servingPorts(interfaceConsumer, 20)).hasSize(2).doesNotContain("failed");
+  void aStoppedProviderDisappearsFromItsConsumerAndItsLaneFallsBackToBase() throws Exception {
+    Set<String> base = servingPorts(interfaceConsumer, 10);
+    assertThat(servingPorts(interfaceConsumer, 10, "x-sluice-lane", "gray"))
+        .hasSize(1)
+        .doesNotContain("failed")
+        .doesNotContainAnyElementsOf(base);
     interfaceProvider2.close();
     interfaceProvider2 = null;
-    // Calls to the stopped one fail until the registry's push reaches the consumer; then every
-    // call lands on the one left.
+    // Gray calls to the stopped provider fail until the registry's push reaches the consumer; then
+    // they go to base.
     await()
         .atMost(DISCOVERY_DEADLINE)
         .pollInterval(Duration.ofMillis(200))
-        .until(() -> servingPorts(interfaceConsumer, 10).size() == 1);
-    assertThat(servingPorts(interfaceConsumer, 10)).hasSize(1).doesNotContain("failed");
+        .until(() -> servingPorts(interfaceConsumer, 10, "x-sluice-lane", "gray").equals(base));
+    assertThat(servingPorts(interfaceConsumer, 10)).isEqualTo(base);
   }
 
   @Test
@@ -512,11 +524,15 @@ class DubboIT {
     return last[0].body();
   }
 
-  /** The provider ports that served {@code calls} whoami calls through {@code consumer}. */
-  private static Set<String> servingPorts(AppProcess consumer, int calls) throws Exception {
+  /**
+   * The provider ports that served {@code calls} whoami calls through {@code consumer}, sent with
+   * {@code headers}; {@code failed} for a call that failed.
+   */
+  private static Set<String> servingPorts(AppProcess consumer, int calls, String... headers)
+      throws Exception {
     Set<String> ports = new HashSet<>();
     for (int i = 0; i < calls; i++) {
-      HttpResponse<String> response = consumer.get("/whoami");
+      HttpResponse<String> response = consumer.get("/whoami", headers);
       if (response.statusCode() != 200) {
         ports.add("failed");
         continue;
