@@ -1,7 +1,12 @@
 package io.sluice.server;
 
+import io.sluice.server.naming.health.HealthCheckTargets;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -25,6 +30,36 @@ public final class ServerOptions {
   public static final Duration DEFAULT_CONNECTION_PROBE_TIMEOUT = Duration.ofSeconds(5);
   public static final Duration DEFAULT_HEALTH_CHECK_INTERVAL = Duration.ofSeconds(5);
   public static final Duration DEFAULT_HEALTH_CHECK_TIMEOUT = Duration.ofSeconds(2);
+  public static final Duration DEFAULT_TOKEN_TTL = Duration.ofSeconds(18_000);
+  public static final int DEFAULT_MAX_HTTP_CONNECTIONS = 20_000;
+  public static final Duration DEFAULT_HTTP_IDLE_TIMEOUT = Duration.ofSeconds(120);
+  public static final Duration DEFAULT_GRPC_HANDSHAKE_TIMEOUT = Duration.ofSeconds(10);
+  public static final long DEFAULT_MIN_FREE_DISK_BYTES = 64L * 1024 * 1024;
+
+  /** A quarter of the heap for config content by default. */
+  public static long defaultMaxConfigBytes() {
+    return Runtime.getRuntime().maxMemory() / 4;
+  }
+
+  /** An eighth of the heap for the metadata of ephemeral instances by default. */
+  public static long defaultMaxInstanceMetadataBytes() {
+    return Runtime.getRuntime().maxMemory() / 8;
+  }
+
+  /** An eighth of the heap for request bodies being read at once by default. */
+  public static long defaultMaxBufferedRequestBytes() {
+    return Runtime.getRuntime().maxMemory() / 8;
+  }
+
+  /**
+   * Whether requests need a login. {@link #AUTO}, the default, turns auth on whenever the server
+   * binds beyond loopback; {@link #OFF} is the explicit choice to serve without it even then.
+   */
+  public enum AuthMode {
+    AUTO,
+    ON,
+    OFF
+  }
 
   private final String bindAddress;
   private final int httpPort;
@@ -39,6 +74,19 @@ public final class ServerOptions {
   private final Duration connectionProbeTimeout;
   private final Duration healthCheckInterval;
   private final Duration healthCheckTimeout;
+  private final AuthMode authMode;
+  private final String initialAdminPassword;
+  private final Duration tokenTtl;
+  private final long maxConfigBytes;
+  private final long maxInstanceMetadataBytes;
+  private final long maxBufferedRequestBytes;
+  private final int maxHttpConnections;
+  private final Duration httpIdleTimeout;
+  private final Duration grpcHandshakeTimeout;
+  private final long minFreeDiskBytes;
+  private final HealthCheckTargets healthCheckTargets;
+  private final Path tlsCertificate;
+  private final Path tlsPrivateKey;
 
   private ServerOptions(Builder builder) {
     this.bindAddress = builder.bindAddress;
@@ -54,6 +102,19 @@ public final class ServerOptions {
     this.connectionProbeTimeout = builder.connectionProbeTimeout;
     this.healthCheckInterval = builder.healthCheckInterval;
     this.healthCheckTimeout = builder.healthCheckTimeout;
+    this.authMode = builder.authMode;
+    this.initialAdminPassword = builder.initialAdminPassword;
+    this.tokenTtl = builder.tokenTtl;
+    this.maxConfigBytes = builder.maxConfigBytes;
+    this.maxInstanceMetadataBytes = builder.maxInstanceMetadataBytes;
+    this.maxBufferedRequestBytes = builder.maxBufferedRequestBytes;
+    this.maxHttpConnections = builder.maxHttpConnections;
+    this.httpIdleTimeout = builder.httpIdleTimeout;
+    this.grpcHandshakeTimeout = builder.grpcHandshakeTimeout;
+    this.minFreeDiskBytes = builder.minFreeDiskBytes;
+    this.healthCheckTargets = builder.healthCheckTargets;
+    this.tlsCertificate = builder.tlsCertificate;
+    this.tlsPrivateKey = builder.tlsPrivateKey;
   }
 
   public static Builder builder() {
@@ -137,6 +198,111 @@ public final class ServerOptions {
     return healthCheckTimeout;
   }
 
+  public AuthMode authMode() {
+    return authMode;
+  }
+
+  /** Whether requests need a login: on by choice, or (by default) when bound beyond loopback. */
+  public boolean authEnabled() {
+    return switch (authMode) {
+      case ON -> true;
+      case OFF -> false;
+      case AUTO -> !bindsLoopbackOnly();
+    };
+  }
+
+  /** True when the bind address is a loopback address (127.0.0.0/8, ::1, localhost). */
+  public boolean bindsLoopbackOnly() {
+    try {
+      return InetAddress.getByName(bindAddress).isLoopbackAddress();
+    } catch (UnknownHostException e) {
+      return false;
+    }
+  }
+
+  /** The admin's password at its creation (first start with auth on); null to generate one. */
+  public String initialAdminPassword() {
+    return initialAdminPassword;
+  }
+
+  /** How long an access token is valid (Nacos: 18000 s). */
+  public Duration tokenTtl() {
+    return tokenTtl;
+  }
+
+  /**
+   * The most config content all configs may hold together, counted in characters (a byte each for
+   * Latin-1 text in the heap); publishes beyond are refused. Default: a quarter of the heap.
+   */
+  public long maxConfigBytes() {
+    return maxConfigBytes;
+  }
+
+  /**
+   * The most metadata (keys and values, in characters) all ephemeral instances may hold together;
+   * registrations beyond are refused. Default: an eighth of the heap.
+   */
+  public long maxInstanceMetadataBytes() {
+    return maxInstanceMetadataBytes;
+  }
+
+  /**
+   * The most request-body bytes the HTTP port buffers at once across all requests being read;
+   * beyond, a request is refused 503. Default: an eighth of the heap.
+   */
+  public long maxBufferedRequestBytes() {
+    return maxBufferedRequestBytes;
+  }
+
+  /** Open HTTP connections beyond this are answered 503 and closed. */
+  public int maxHttpConnections() {
+    return maxHttpConnections;
+  }
+
+  /**
+   * An HTTP connection silent this long is closed (longer than a held long-poll, 30 s): it bounds
+   * how long an idle or trickling client holds a socket.
+   */
+  public Duration httpIdleTimeout() {
+    return httpIdleTimeout;
+  }
+
+  /** A gRPC connection that has not finished its HTTP/2 handshake by then is closed. */
+  public Duration grpcHandshakeTimeout() {
+    return grpcHandshakeTimeout;
+  }
+
+  /**
+   * Writes are refused (503, readiness failing with the reason) while the data directory's disk has
+   * less free space than this; they resume by themselves when space returns.
+   */
+  public long minFreeDiskBytes() {
+    return minFreeDiskBytes;
+  }
+
+  /**
+   * Where health checks of persistent instances may go (default: any address and port, no query
+   * strings in HTTP check paths); an instance outside is never probed and stays unhealthy.
+   */
+  public HealthCheckTargets healthCheckTargets() {
+    return healthCheckTargets;
+  }
+
+  /** Whether the HTTP and gRPC ports speak TLS (a certificate and key were given). */
+  public boolean tls() {
+    return tlsCertificate != null;
+  }
+
+  /** The PEM certificate (chain) both ports present, or null without TLS. */
+  public Path tlsCertificate() {
+    return tlsCertificate;
+  }
+
+  /** The PEM private key (PKCS#8) of {@link #tlsCertificate()}, or null without TLS. */
+  public Path tlsPrivateKey() {
+    return tlsPrivateKey;
+  }
+
   @Override
   public String toString() {
     return "ServerOptions{bind="
@@ -151,6 +317,10 @@ public final class ServerOptions {
         + maxContentBytes
         + ", historyRetention="
         + historyRetention
+        + ", tls="
+        + tls()
+        + ", auth="
+        + (authEnabled() ? "on" : "off")
         + '}';
   }
 
@@ -168,8 +338,123 @@ public final class ServerOptions {
     private Duration connectionProbeTimeout = DEFAULT_CONNECTION_PROBE_TIMEOUT;
     private Duration healthCheckInterval = DEFAULT_HEALTH_CHECK_INTERVAL;
     private Duration healthCheckTimeout = DEFAULT_HEALTH_CHECK_TIMEOUT;
+    private AuthMode authMode = AuthMode.AUTO;
+    private String initialAdminPassword;
+    private Duration tokenTtl = DEFAULT_TOKEN_TTL;
+    private long maxConfigBytes = defaultMaxConfigBytes();
+    private long maxInstanceMetadataBytes = defaultMaxInstanceMetadataBytes();
+    private long maxBufferedRequestBytes = defaultMaxBufferedRequestBytes();
+    private int maxHttpConnections = DEFAULT_MAX_HTTP_CONNECTIONS;
+    private Duration httpIdleTimeout = DEFAULT_HTTP_IDLE_TIMEOUT;
+    private Duration grpcHandshakeTimeout = DEFAULT_GRPC_HANDSHAKE_TIMEOUT;
+    private long minFreeDiskBytes = DEFAULT_MIN_FREE_DISK_BYTES;
+    private HealthCheckTargets healthCheckTargets = HealthCheckTargets.ANY;
+    private Path tlsCertificate;
+    private Path tlsPrivateKey;
 
     private Builder() {}
+
+    /**
+     * Serves HTTP and gRPC over TLS with this PEM certificate (chain) and PEM private key.
+     *
+     * @throws IllegalArgumentException when either file is not readable
+     */
+    public Builder tls(Path certificate, Path privateKey) {
+      for (Path file : new Path[] {certificate, privateKey}) {
+        if (file == null || !Files.isReadable(file)) {
+          throw new IllegalArgumentException("TLS file " + file + " is not readable");
+        }
+      }
+      this.tlsCertificate = certificate;
+      this.tlsPrivateKey = privateKey;
+      return this;
+    }
+
+    /**
+     * Restricts health checks to these CIDRs ({@code 10.0.0.0/8}) and port ranges ({@code
+     * 80,8000-8999}); {@code queryAllowed} lets HTTP check paths carry a query string.
+     *
+     * @throws IllegalArgumentException for a malformed CIDR or range
+     */
+    public Builder healthCheckTargets(List<String> cidrs, String ports, boolean queryAllowed) {
+      this.healthCheckTargets = HealthCheckTargets.parse(cidrs, ports, queryAllowed);
+      return this;
+    }
+
+    public Builder minFreeDiskBytes(long bytes) {
+      if (bytes < 0) {
+        throw new IllegalArgumentException("min free disk bytes must not be negative");
+      }
+      this.minFreeDiskBytes = bytes;
+      return this;
+    }
+
+    public Builder maxConfigBytes(long bytes) {
+      if (bytes < 1) {
+        throw new IllegalArgumentException("max config bytes must be positive, was " + bytes);
+      }
+      this.maxConfigBytes = bytes;
+      return this;
+    }
+
+    public Builder maxInstanceMetadataBytes(long bytes) {
+      if (bytes < 1) {
+        throw new IllegalArgumentException("max instance metadata bytes must be positive");
+      }
+      this.maxInstanceMetadataBytes = bytes;
+      return this;
+    }
+
+    public Builder maxBufferedRequestBytes(long bytes) {
+      if (bytes < 1024) {
+        throw new IllegalArgumentException(
+            "max buffered request bytes must be at least 1024, was " + bytes);
+      }
+      this.maxBufferedRequestBytes = bytes;
+      return this;
+    }
+
+    public Builder maxHttpConnections(int connections) {
+      if (connections < 1) {
+        throw new IllegalArgumentException("max HTTP connections must be positive");
+      }
+      this.maxHttpConnections = connections;
+      return this;
+    }
+
+    public Builder httpIdleTimeout(Duration timeout) {
+      this.httpIdleTimeout = positive("HTTP idle timeout", timeout);
+      return this;
+    }
+
+    public Builder grpcHandshakeTimeout(Duration timeout) {
+      this.grpcHandshakeTimeout = positive("gRPC handshake timeout", timeout);
+      return this;
+    }
+
+    public Builder authMode(AuthMode authMode) {
+      this.authMode = Objects.requireNonNull(authMode, "authMode");
+      return this;
+    }
+
+    /** The admin's first password; at least 8 characters. */
+    public Builder initialAdminPassword(String password) {
+      if (password != null && password.length() < 8) {
+        throw new IllegalArgumentException("the admin password must have at least 8 characters");
+      }
+      this.initialAdminPassword = password;
+      return this;
+    }
+
+    public Builder tokenTtl(Duration ttl) {
+      Objects.requireNonNull(ttl, "tokenTtl");
+      if (ttl.toSeconds() < 10 || ttl.toDays() > 30) {
+        throw new IllegalArgumentException(
+            "token ttl must be between 10 s and 30 days, was " + ttl);
+      }
+      this.tokenTtl = ttl;
+      return this;
+    }
 
     public Builder bindAddress(String bindAddress) {
       Objects.requireNonNull(bindAddress, "bindAddress");

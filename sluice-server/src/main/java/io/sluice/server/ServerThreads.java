@@ -3,19 +3,21 @@ package io.sluice.server;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
  * Every thread the server creates for itself, named, and closed together: the scheduler of periodic
- * work, the config fan-out, the naming push thread, and Vert.x (the HTTP event loops and its two
- * workers). gRPC's event loops and the store's threads belong to those parts.
+ * work, the config fan-out, the naming push thread, password hashing, and Vert.x (the HTTP event
+ * loops and its two workers). gRPC's event loops and the store's threads belong to those parts.
  */
 final class ServerThreads implements AutoCloseable {
   private static final long CLOSE_TIMEOUT_SECONDS = 5;
@@ -33,6 +35,31 @@ final class ServerThreads implements AutoCloseable {
   /** Pushes naming changes to subscribers, and their retries. */
   final ScheduledExecutorService pushThread = scheduled("sluice-push");
 
+  /**
+   * Hashes and checks passwords (slow on purpose), one at a time; logins beyond {@value
+   * #HASHING_QUEUE} waiting are refused rather than queued without bound.
+   */
+  final ExecutorService hashing =
+      new ThreadPoolExecutor(
+          1,
+          1,
+          0,
+          TimeUnit.MILLISECONDS,
+          new ArrayBlockingQueue<>(HASHING_QUEUE),
+          daemon("sluice-auth-hashing"));
+
+  private static final int HASHING_QUEUE = 64;
+
+  /** Writes client-fault lines off the event loops; lines beyond its queue are dropped. */
+  final ExecutorService faultLogWriter =
+      new ThreadPoolExecutor(
+          1,
+          1,
+          0,
+          TimeUnit.MILLISECONDS,
+          new ArrayBlockingQueue<>(256),
+          daemon("sluice-fault-log"));
+
   final Vertx vertx =
       Vertx.vertx(
           new VertxOptions()
@@ -45,10 +72,12 @@ final class ServerThreads implements AutoCloseable {
     try {
       await(vertx.close(), VERTX_CLOSE_TIMEOUT_SECONDS);
     } finally {
-      for (ExecutorService executor : new ExecutorService[] {pushThread, fanout, scheduler}) {
+      for (ExecutorService executor :
+          new ExecutorService[] {pushThread, fanout, scheduler, hashing, faultLogWriter}) {
         executor.shutdownNow();
       }
-      for (ExecutorService executor : new ExecutorService[] {pushThread, fanout, scheduler}) {
+      for (ExecutorService executor :
+          new ExecutorService[] {pushThread, fanout, scheduler, hashing, faultLogWriter}) {
         executor.awaitTermination(CLOSE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
       }
     }

@@ -1,5 +1,10 @@
 package io.sluice.server;
 
+import io.sluice.server.auth.AuthFeature;
+import io.sluice.server.auth.AuthService;
+import io.sluice.server.auth.grpc.GrpcAccessRules;
+import io.sluice.server.auth.http.AuthRoutes;
+import io.sluice.server.auth.http.HttpAccessRules;
 import io.sluice.server.clock.ServerClock;
 import io.sluice.server.config.ConfigFeature;
 import io.sluice.server.config.ConfigService;
@@ -13,14 +18,19 @@ import io.sluice.server.namespace.http.NamespaceRoutes;
 import io.sluice.server.naming.NamingFeature;
 import io.sluice.server.naming.NamingService;
 import io.sluice.server.naming.grpc.NamingGrpcHandlers;
+import io.sluice.server.naming.health.RestrictedHealthProbe;
 import io.sluice.server.naming.health.VertxHealthProbe;
 import io.sluice.server.naming.http.NamingHttpApi;
+import io.sluice.server.protocol.ClientFaultLog;
 import io.sluice.server.protocol.grpc.ConnectionRegistry;
 import io.sluice.server.protocol.grpc.GrpcServer;
 import io.sluice.server.protocol.grpc.IdleConnectionEjector;
 import io.sluice.server.protocol.grpc.MessageCodec;
 import io.sluice.server.protocol.grpc.RequestRouter;
+import io.sluice.server.protocol.http.HttpAccess;
 import io.sluice.server.protocol.http.HttpApiServer;
+import io.sluice.server.protocol.http.HttpLimits;
+import io.sluice.server.protocol.http.Readiness;
 import io.sluice.server.replication.ReplicationOptions;
 import io.sluice.server.replication.ReplicationPeer;
 import io.sluice.server.replication.ReplicatorFactory;
@@ -31,8 +41,10 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
 import org.apache.ratis.util.ExitUtils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,8 +56,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Assembly, one step per part: the threads; the replicator the features write through (started
  * once every feature's state is known, and opening its log while the ports start); each feature
- * (config, naming, namespaces) with its door; the gRPC port with each feature's handlers; the HTTP
- * port with each feature's routes.
+ * (config, naming, namespaces, auth) with its door; the gRPC port with each feature's handlers; the
+ * HTTP port with each feature's routes.
  */
 public final class SluiceServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(SluiceServer.class);
@@ -61,6 +73,8 @@ public final class SluiceServer implements AutoCloseable {
   private final ConfigService config;
   private final NamingService naming;
   private final NamespaceService namespaces;
+  private final AuthService auth;
+  private final CompletableFuture<Void> ready;
   private final ConnectionRegistry connections;
   private final GrpcServer grpc;
   private final ConfigHttpApi configHttp;
@@ -74,6 +88,8 @@ public final class SluiceServer implements AutoCloseable {
       ConfigService config,
       NamingService naming,
       NamespaceService namespaces,
+      AuthService auth,
+      CompletableFuture<Void> ready,
       ConnectionRegistry connections,
       GrpcServer grpc,
       ConfigHttpApi configHttp,
@@ -84,6 +100,8 @@ public final class SluiceServer implements AutoCloseable {
     this.config = config;
     this.naming = naming;
     this.namespaces = namespaces;
+    this.auth = auth;
+    this.ready = ready;
     this.connections = connections;
     this.grpc = grpc;
     this.configHttp = configHttp;
@@ -124,12 +142,20 @@ public final class SluiceServer implements AutoCloseable {
     ServerThreads threads = new ServerThreads();
     started.push(threads);
     StartingReplicator replicator = new StartingReplicator();
-    ReplicatedWrites writes = new ReplicatedWrites(replicator);
+    DiskSpaceGuard disk =
+        new DiskSpaceGuard(options.dataDir(), options.minFreeDiskBytes(), threads.scheduler);
+    started.push(disk);
+    ReplicatedWrites writes = new ReplicatedWrites(replicator, disk);
 
     ConfigFeature config = config(options, threads, writes, clock, started);
     NamingFeature naming = naming(options, threads, writes, clock, started);
     NamespaceFeature namespaces =
         new NamespaceFeature(writes, clock, () -> UUID.randomUUID().toString());
+    AuthFeature auth =
+        new AuthFeature(
+            writes, clock, threads.hashing, options.authEnabled(), options.tokenTtl().toSeconds());
+    warnAboutExposure(options);
+    ClientFaultLog faults = new ClientFaultLog(clock, threads.faultLogWriter);
 
     // The store opens its log and elects itself while the ports start. It closes before the
     // features: its final snapshot still reads them (and syncs config history).
@@ -138,9 +164,23 @@ public final class SluiceServer implements AutoCloseable {
         () ->
             replication.start(
                 replicationOptions(options),
-                List.of(config.state(), naming.state(), namespaces.state())));
+                List.of(config.state(), naming.state(), namespaces.state(), auth.state())));
+    // With auth on, the server serves once the installation's token key and admin exist.
+    CompletableFuture<Void> ready =
+        auth.service().enabled()
+            ? replicator
+                .ready()
+                .thenCompose(storeReady -> auth.service().bootstrap(options.initialAdminPassword()))
+            : replicator.ready();
+    BooleanSupplier serving =
+        auth.service().enabled()
+            ? () -> replicator.isReady() && auth.service().hasKey()
+            : replicator::isReady;
 
-    GrpcPort grpc = grpcPort(options, threads, clock, replicator, config, naming, started);
+    Readiness readiness = () -> whyNotReady(serving, replicator, disk, writes);
+
+    GrpcPort grpc =
+        grpcPort(options, threads, clock, serving, config, naming, auth.service(), faults, started);
     ConfigHttpApi configHttp =
         new ConfigHttpApi(config.service(), threads.vertx, clock, options.maxConnections());
     HttpApiServer httpApi =
@@ -148,12 +188,21 @@ public final class SluiceServer implements AutoCloseable {
             threads.vertx,
             options.bindAddress(),
             options.httpPort(),
-            replicator::isReady,
+            readiness,
+            auth.service().enabled() ? new HttpAccessRules(auth.service()) : HttpAccess.OPEN,
+            new HttpLimits(
+                options.maxHttpConnections(),
+                options.httpIdleTimeout(),
+                options.maxBufferedRequestBytes()),
+            faults,
+            options.tlsCertificate(),
+            options.tlsPrivateKey(),
             List.of(
                 configHttp,
-                new NamingHttpApi(naming.service(), replicator::isReady, grpc.connections()::size),
+                new NamingHttpApi(naming.service(), serving, grpc.connections()::size),
                 new NamespaceRoutes(namespaces.service(), config.service()::countByNamespace),
-                new ConnectionRoutes(grpc.connections())));
+                new ConnectionRoutes(grpc.connections()),
+                new AuthRoutes(auth.service())));
     started.push(httpApi);
     log.debug("started with {}", options);
     return new SluiceServer(
@@ -163,10 +212,58 @@ public final class SluiceServer implements AutoCloseable {
         config.service(),
         naming.service(),
         namespaces.service(),
+        auth.service(),
+        ready,
         grpc.connections(),
         grpc.server(),
         configHttp,
         httpApi);
+  }
+
+  /**
+   * Says once, loudly, what binding beyond loopback exposes: with auth, that the network can reach
+   * the ports; without it (chosen explicitly), that anyone who can reach them controls the server.
+   */
+  private static void warnAboutExposure(ServerOptions options) {
+    if (options.bindsLoopbackOnly()) {
+      if (options.authEnabled()) {
+        log.info("auth is on: requests need a token from POST /nacos/v1/auth/users/login");
+      }
+      return;
+    }
+    if (options.authEnabled()) {
+      log.warn(
+          "listening on {}, beyond loopback: auth is on; consider TLS and a firewall",
+          options.bindAddress());
+    } else {
+      log.error(
+          "INSECURE: listening on {}, beyond loopback, with auth turned OFF: anyone who can reach"
+              + " the ports can read and change every config and instance",
+          options.bindAddress());
+    }
+  }
+
+  /**
+   * What readiness answers: null when the server serves; otherwise why not (starting, the store
+   * failed to start, the disk nearly full, the store's last write failed).
+   */
+  private static String whyNotReady(
+      BooleanSupplier serving,
+      StartingReplicator replicator,
+      DiskSpaceGuard disk,
+      ReplicatedWrites writes) {
+    if (!serving.getAsBoolean()) {
+      Throwable failure = replicator.failure();
+      return failure == null
+          ? "server is starting"
+          : "the store failed to start: " + failure.getMessage();
+    }
+    String refusal = disk.refusal();
+    if (refusal != null) {
+      return refusal;
+    }
+    String failed = writes.lastStoreFailure();
+    return failed == null ? null : "the store could not commit its last write: " + failed;
   }
 
   /** The config center, its history purged on the scheduler. */
@@ -180,6 +277,7 @@ public final class SluiceServer implements AutoCloseable {
         new ConfigFeature(
             options.dataDir().resolve("config-history"),
             options.maxContentBytes(),
+            options.maxConfigBytes(),
             threads.fanout,
             writes,
             clock);
@@ -208,7 +306,8 @@ public final class SluiceServer implements AutoCloseable {
             threads.pushThread,
             options.pushDelay().toMillis(),
             options.maxConnections(),
-            probe);
+            new RestrictedHealthProbe(probe, options.healthCheckTargets()),
+            options.maxInstanceMetadataBytes());
     started.push(naming);
     naming.start(threads.scheduler, options.healthCheckInterval().toMillis());
     return naming;
@@ -219,12 +318,17 @@ public final class SluiceServer implements AutoCloseable {
       ServerOptions options,
       ServerThreads threads,
       ServerClock clock,
-      StartingReplicator replicator,
+      BooleanSupplier serving,
       ConfigFeature config,
       NamingFeature naming,
+      AuthService auth,
+      ClientFaultLog faults,
       Deque<AutoCloseable> started) {
     MessageCodec codec = new MessageCodec();
     RequestRouter router = new RequestRouter(codec);
+    if (auth.enabled()) {
+      router.guard(new GrpcAccessRules(auth));
+    }
     ConnectionRegistry connections =
         new ConnectionRegistry(
             clock, codec, options.maxConnections(), MAX_PENDING_PUSHES_PER_CONNECTION);
@@ -239,10 +343,14 @@ public final class SluiceServer implements AutoCloseable {
             options.grpcPort(),
             threads.eventLoops,
             maxMessageBytes(options),
+            options.grpcHandshakeTimeout().toMillis(),
+            faults,
+            options.tlsCertificate(),
+            options.tlsPrivateKey(),
             connections,
             router,
             codec,
-            replicator::isReady,
+            serving,
             clock);
     started.push(server);
     started.push(
@@ -281,10 +389,10 @@ public final class SluiceServer implements AutoCloseable {
   /** Waits until the store is ready to serve; false on timeout or when it failed to start. */
   public boolean awaitReady(long timeout, TimeUnit unit) {
     try {
-      replicator.ready().get(timeout, unit);
+      ready.get(timeout, unit);
       return true;
     } catch (Exception e) {
-      return replicator.isReady();
+      return ready.isDone() && !ready.isCompletedExceptionally();
     }
   }
 
@@ -294,7 +402,7 @@ public final class SluiceServer implements AutoCloseable {
   }
 
   public boolean isReady() {
-    return replicator.isReady();
+    return replicator.isReady() && (!auth.enabled() || auth.hasKey());
   }
 
   public ServerOptions options() {
@@ -309,6 +417,11 @@ public final class SluiceServer implements AutoCloseable {
   /** The registry's door. */
   public NamingService naming() {
     return naming;
+  }
+
+  /** Auth's door. */
+  public AuthService auth() {
+    return auth;
   }
 
   /** The namespaces' door. */
@@ -335,7 +448,7 @@ public final class SluiceServer implements AutoCloseable {
   }
 
   public String httpAddress() {
-    return "http://" + options.bindAddress() + ":" + httpPort();
+    return (options.tls() ? "https://" : "http://") + options.bindAddress() + ":" + httpPort();
   }
 
   @Override

@@ -25,7 +25,8 @@ class ArchitectureTest {
     "io.sluice.server.config",
     "io.sluice.server.naming",
     "io.sluice.server.naming.health",
-    "io.sluice.server.namespace"
+    "io.sluice.server.namespace",
+    "io.sluice.server.auth"
   };
   private static final String[] ADAPTERS = {
     "io.sluice.server.config.grpc..",
@@ -33,6 +34,8 @@ class ArchitectureTest {
     "io.sluice.server.naming.grpc..",
     "io.sluice.server.naming.http..",
     "io.sluice.server.namespace.http..",
+    "io.sluice.server.auth.http..",
+    "io.sluice.server.auth.grpc..",
     "io.sluice.server.connection.."
   };
 
@@ -120,7 +123,7 @@ class ArchitectureTest {
   @ArchTest
   static final ArchRule featuresAreIndependent =
       slices()
-          .matching("io.sluice.server.(config|naming|namespace)..")
+          .matching("io.sluice.server.(config|naming|namespace|auth)..")
           .should()
           .notDependOnEachOther();
 

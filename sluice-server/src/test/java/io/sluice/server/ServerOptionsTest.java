@@ -31,4 +31,27 @@ class ServerOptionsTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("bind address");
   }
+
+  @Test
+  void authIsOffOnLoopbackOnByChoiceAndAlwaysOnBeyondLoopbackUnlessTurnedOffExplicitly() {
+    assertThat(ServerOptions.builder().build().authEnabled()).isFalse();
+    assertThat(ServerOptions.builder().bindAddress("localhost").build().authEnabled()).isFalse();
+    assertThat(ServerOptions.builder().authMode(ServerOptions.AuthMode.ON).build().authEnabled())
+        .isTrue();
+    assertThat(ServerOptions.builder().bindAddress("0.0.0.0").build().authEnabled()).isTrue();
+    assertThat(
+            ServerOptions.builder()
+                .bindAddress("0.0.0.0")
+                .authMode(ServerOptions.AuthMode.OFF)
+                .build()
+                .authEnabled())
+        .isFalse();
+  }
+
+  @Test
+  void rejectsAShortAdminPassword() {
+    assertThatThrownBy(() -> ServerOptions.builder().initialAdminPassword("short"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("at least 8");
+  }
 }

@@ -52,8 +52,24 @@ class SluiceServerTest {
         SluiceServer.start(ServerOptions.builder().httpPort(0).dataDir(dataDir).build())) {
       assertThat(server.awaitReady(30, java.util.concurrent.TimeUnit.SECONDS)).isFalse();
       assertThat(server.startupFailure()).isNotNull();
-      assertThat(get(server, "/nacos/v1/console/health/readiness").statusCode()).isEqualTo(500);
+      HttpResponse<String> readiness = get(server, "/nacos/v1/console/health/readiness");
+      assertThat(readiness.statusCode()).isEqualTo(500);
+      // Readiness says why, for the operator reading the probe.
+      assertThat(readiness.body()).startsWith("the store failed to start");
       assertThat(get(server, "/nacos/v1/console/health/liveness").statusCode()).isEqualTo(200);
+    }
+  }
+
+  @Test
+  void aTakenHttpPortIsNamedInTheFailure(@TempDir Path dataDir) throws Exception {
+    try (java.net.ServerSocket taken =
+        new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      int port = taken.getLocalPort();
+      org.assertj.core.api.Assertions.assertThatThrownBy(
+              () ->
+                  SluiceServer.start(
+                      ServerOptions.builder().httpPort(port).grpcPort(0).dataDir(dataDir).build()))
+          .hasMessageContaining("HTTP port 127.0.0.1:" + port);
     }
   }
 

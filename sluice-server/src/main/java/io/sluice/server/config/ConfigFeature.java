@@ -29,12 +29,13 @@ public final class ConfigFeature implements AutoCloseable {
   public ConfigFeature(
       Path historyDir,
       long maxContentBytes,
+      long maxTotalContentBytes,
       Executor fanout,
       ReplicatedWrites writes,
       ServerClock clock) {
     this.history = ConfigHistory.open(historyDir, HISTORY_SEGMENT_BYTES);
     ConfigWatchers watchers = new ConfigWatchers(fanout);
-    this.store = new ConfigStore(history, watchers);
+    this.store = new ConfigStore(history, watchers, maxTotalContentBytes);
     this.service =
         new ConfigService(
             store, history, watchers, writes, new ConfigValidator(maxContentBytes), clock);

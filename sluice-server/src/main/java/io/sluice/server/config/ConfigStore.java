@@ -41,6 +41,13 @@ final class ConfigStore implements ReplicatedState {
   private final Map<ConfigKey, ConfigItem> items = new ConcurrentHashMap<>();
   private final ConfigHistory history;
   private final Consumer<ConfigChange> changes;
+  private final long maxTotalContent;
+
+  /**
+   * Characters of content held, every version counted (formal, beta, tags): what the cap bounds.
+   * Derived from the items, written only on the apply thread.
+   */
+  private long totalContent;
 
   /** Replicated: the id of the last history entry; written only on the apply thread. */
   private long historySequence;
@@ -49,8 +56,23 @@ final class ConfigStore implements ReplicatedState {
    * @param changes told after each applied change, on the apply thread: must hand off at once
    */
   ConfigStore(ConfigHistory history, Consumer<ConfigChange> changes) {
+    this(history, changes, Long.MAX_VALUE);
+  }
+
+  /**
+   * @param maxTotalContent the most characters of content all configs may hold together; a publish
+   *     that would grow them beyond is refused as a whole ({@link Fault#OVERLOADED}). Every replica
+   *     must use the same bound.
+   */
+  ConfigStore(ConfigHistory history, Consumer<ConfigChange> changes, long maxTotalContent) {
     this.history = history;
     this.changes = changes;
+    this.maxTotalContent = maxTotalContent;
+  }
+
+  /** Characters of content all configs hold now. */
+  long totalContent() {
+    return totalContent;
   }
 
   @Override
@@ -96,6 +118,17 @@ final class ConfigStore implements ReplicatedState {
         && !p.casMd5().equals(previous.md5())) {
       return new ConfigOutcome.CasConflict(previous.md5());
     }
+    long growth = p.content().length() - (previous == null ? 0 : previous.content().length());
+    if (growth > 0 && totalContent + growth > maxTotalContent) {
+      return new ConfigOutcome.Rejected(
+          Fault.OVERLOADED,
+          "config storage is full: configs hold "
+              + totalContent
+              + " of the "
+              + maxTotalContent
+              + " characters allowed (max-config-bytes); remove or shrink configs first");
+    }
+    totalContent += growth;
     long id = ++historySequence;
     long created = previous == null ? p.timestampMillis() : previous.createdMillis();
     ConfigVersion version =
@@ -131,6 +164,7 @@ final class ConfigStore implements ReplicatedState {
     if (previous == null) {
       return new ConfigOutcome.Removed(false);
     }
+    totalContent -= previous.content().length();
     ConfigItem rest = with(current, r.target(), r.tag(), null);
     if (rest.isEmpty()) {
       items.remove(r.key());
@@ -244,6 +278,18 @@ final class ConfigStore implements ReplicatedState {
     items.clear();
     items.putAll(loaded);
     historySequence = sequence;
+    long total = 0;
+    for (ConfigItem item : loaded.values()) {
+      total += contentOf(item.formal()) + contentOf(item.beta());
+      for (ConfigVersion tagged : item.tags().values()) {
+        total += contentOf(tagged);
+      }
+    }
+    totalContent = total;
+  }
+
+  private static long contentOf(ConfigVersion version) {
+    return version == null ? 0 : version.content().length();
   }
 
   private static void writeVersion(DataOutputStream out, ConfigVersion v) throws IOException {

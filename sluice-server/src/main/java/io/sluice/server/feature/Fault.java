@@ -25,6 +25,14 @@ public enum Fault {
    */
   UNAVAILABLE,
 
+  /**
+   * The request carries no valid credentials (no token, a bad or expired one, a wrong password).
+   */
+  UNAUTHENTICATED,
+
+  /** The caller is known but lacks the permission or role the request needs. Nothing changed. */
+  FORBIDDEN,
+
   /** The server failed: a state threw while applying, or something unexpected went wrong. */
   INTERNAL
 }

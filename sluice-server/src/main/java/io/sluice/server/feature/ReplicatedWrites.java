@@ -24,9 +24,30 @@ import java.util.concurrent.CompletableFuture;
  */
 public final class ReplicatedWrites {
   private final Replicator replicator;
+  private final WriteGate gate;
+
+  /** Why the last write failed in the store itself (not a refusal), or null once one succeeds. */
+  private volatile String lastStoreFailure;
 
   public ReplicatedWrites(Replicator replicator) {
+    this(replicator, WriteGate.OPEN);
+  }
+
+  /**
+   * @param gate asked before every write; a refusal fails the write {@link Fault#UNAVAILABLE} with
+   *     its reason, and nothing is written
+   */
+  public ReplicatedWrites(Replicator replicator, WriteGate gate) {
     this.replicator = replicator;
+    this.gate = gate;
+  }
+
+  /**
+   * Why the store could not commit the last write it was given (a log that failed on its disk), or
+   * null when the last write went through: readiness reports it.
+   */
+  public String lastStoreFailure() {
+    return lastStoreFailure;
   }
 
   /**
@@ -37,13 +58,22 @@ public final class ReplicatedWrites {
    */
   public <T> CompletableFuture<T> submit(
       String state, byte[] command, Class<T> outcomes, FeatureException.Factory failures) {
+    String closed = gate.refusal();
+    if (closed != null) {
+      return CompletableFuture.failedFuture(failures.create(Fault.UNAVAILABLE, closed, null));
+    }
     return replicator
         .submit(state, command)
         .handle(
             (outcome, failure) -> {
               if (failure != null) {
-                throw failures.create(faultOf(failure), messageOf(failure), failure);
+                Fault fault = faultOf(failure);
+                if (isStoreFailure(failure)) {
+                  lastStoreFailure = messageOf(failure);
+                }
+                throw failures.create(fault, messageOf(failure), failure);
               }
+              lastStoreFailure = null;
               if (!outcomes.isInstance(outcome)) {
                 throw failures.create(
                     Fault.INTERNAL,
@@ -60,6 +90,16 @@ public final class ReplicatedWrites {
   /** Whether the store takes writes now (log replayed, this node leads). */
   public boolean isReady() {
     return replicator.isReady();
+  }
+
+  /** A failure of the store itself, as opposed to a refusal by design (size, queue, not ready). */
+  private static boolean isStoreFailure(Throwable failure) {
+    Throwable cause = FeatureException.unwrap(failure);
+    return cause instanceof ReplicationException
+        && !(cause instanceof CommandTooLargeException
+            || cause instanceof ReplicatorOverloadedException
+            || cause instanceof ReplicatorNotReadyException
+            || cause instanceof ReplicatorClosedException);
   }
 
   static Fault faultOf(Throwable failure) {

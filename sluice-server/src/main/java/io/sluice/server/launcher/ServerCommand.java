@@ -6,10 +6,12 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -17,6 +19,7 @@ import picocli.CommandLine.Option;
 @Command(
     name = "server",
     mixinStandardHelpOptions = true,
+    usageHelpWidth = 100,
     versionProvider = SluiceVersion.class,
     description = {
       "Starts sluice-server in the foreground: standalone, data on local disk.",
@@ -44,11 +47,140 @@ final class ServerCommand implements Callable<Integer> {
       description = "Where the durable store lives (default: ./${DEFAULT-VALUE}).")
   Path dataDir = ServerOptions.DEFAULT_DATA_DIR;
 
+  @Option(
+      names = "--auth",
+      description =
+          "Require a login (Nacos's username/password and access tokens) even on loopback. Auth is"
+              + " always on when --bind is beyond loopback. The admin user is 'nacos'; its first"
+              + " password comes from SLUICE_ADMIN_PASSWORD, or is generated and printed once.")
+  boolean auth;
+
+  @Option(
+      names = "--insecure-no-auth",
+      description =
+          "Serve without auth even when bound beyond loopback (logged loudly at every start).")
+  boolean insecureNoAuth;
+
+  @Option(
+      names = "--max-config-bytes",
+      paramLabel = "BYTES",
+      description =
+          "Total config content the server holds, counted in characters (default: a quarter of"
+              + " the heap); publishes beyond are refused 503.")
+  Long maxConfigBytes;
+
+  @Option(
+      names = "--max-instance-metadata-bytes",
+      paramLabel = "BYTES",
+      description =
+          "Total metadata of ephemeral instances, counted in characters (default: an eighth of"
+              + " the heap); registrations beyond are refused 503.")
+  Long maxInstanceMetadataBytes;
+
+  @Option(
+      names = "--max-buffered-request-bytes",
+      paramLabel = "BYTES",
+      description =
+          "Request-body bytes buffered at once across all HTTP requests (default: an eighth of"
+              + " the heap); requests beyond are refused 503.")
+  Long maxBufferedRequestBytes;
+
+  @Option(
+      names = "--max-http-connections",
+      paramLabel = "N",
+      description = "Open HTTP connections; beyond, a request is answered 503 (default: 20000).")
+  Integer maxHttpConnections;
+
+  @Option(
+      names = "--min-free-disk-bytes",
+      paramLabel = "BYTES",
+      description =
+          "Writes are refused while the data directory's disk has less free space (default:"
+              + " 64 MiB); they resume by themselves.")
+  Long minFreeDiskBytes;
+
+  @Option(
+      names = "--health-check-cidrs",
+      paramLabel = "CIDR",
+      split = ",",
+      description =
+          "Networks persistent instances' health checks may reach, e.g. 10.0.0.0/8 (default:"
+              + " any).")
+  List<String> healthCheckCidrs;
+
+  @Option(
+      names = "--health-check-ports",
+      paramLabel = "RANGES",
+      description = "Ports health checks may reach, e.g. 80,8000-8999 (default: 1-65535).")
+  String healthCheckPorts;
+
+  @Option(
+      names = "--health-check-allow-query",
+      description = "Let HTTP health check paths carry a query string (refused by default).")
+  boolean healthCheckAllowQuery;
+
+  @Option(
+      names = "--tls-cert",
+      paramLabel = "PEM",
+      description =
+          "Serve HTTP and gRPC over TLS with this PEM certificate (chain); needs --tls-key.")
+  Path tlsCert;
+
+  @Option(
+      names = "--tls-key",
+      paramLabel = "PEM",
+      description = "The PEM (PKCS#8) private key of --tls-cert.")
+  Path tlsKey;
+
+  /** The environment, read through here so tests can give their own. */
+  Function<String, String> environment = System::getenv;
+
   @Override
   public Integer call() throws InterruptedException {
     ServerOptions options;
     try {
-      options = ServerOptions.builder().httpPort(port).bindAddress(bind).dataDir(dataDir).build();
+      if (auth && insecureNoAuth) {
+        throw new IllegalArgumentException("--auth and --insecure-no-auth contradict each other");
+      }
+      ServerOptions.Builder builder = ServerOptions.builder();
+      if (maxConfigBytes != null) {
+        builder.maxConfigBytes(maxConfigBytes);
+      }
+      if (maxInstanceMetadataBytes != null) {
+        builder.maxInstanceMetadataBytes(maxInstanceMetadataBytes);
+      }
+      if (maxBufferedRequestBytes != null) {
+        builder.maxBufferedRequestBytes(maxBufferedRequestBytes);
+      }
+      if (maxHttpConnections != null) {
+        builder.maxHttpConnections(maxHttpConnections);
+      }
+      if (tlsCert != null || tlsKey != null) {
+        if (tlsCert == null || tlsKey == null) {
+          throw new IllegalArgumentException("--tls-cert and --tls-key go together");
+        }
+        builder.tls(tlsCert, tlsKey);
+      }
+      if (minFreeDiskBytes != null) {
+        builder.minFreeDiskBytes(minFreeDiskBytes);
+      }
+      if (healthCheckCidrs != null || healthCheckPorts != null || healthCheckAllowQuery) {
+        builder.healthCheckTargets(
+            healthCheckCidrs == null ? List.of("0.0.0.0/0", "::/0") : healthCheckCidrs,
+            healthCheckPorts == null ? "1-65535" : healthCheckPorts,
+            healthCheckAllowQuery);
+      }
+      options =
+          builder
+              .httpPort(port)
+              .bindAddress(bind)
+              .dataDir(dataDir)
+              .authMode(
+                  auth
+                      ? ServerOptions.AuthMode.ON
+                      : insecureNoAuth ? ServerOptions.AuthMode.OFF : ServerOptions.AuthMode.AUTO)
+              .initialAdminPassword(environment.apply("SLUICE_ADMIN_PASSWORD"))
+              .build();
     } catch (IllegalArgumentException e) {
       System.err.println("sluice server: " + e.getMessage());
       return 2;
@@ -102,12 +234,14 @@ final class ServerCommand implements Callable<Integer> {
                         Duration.between(start, Instant.now()).toMillis() / 1000.0))
             .orElse("");
     out.printf(
-        "sluice server ready%s: HTTP %s/nacos, gRPC %s:%d, data %s%n",
+        "sluice server ready%s: HTTP %s/nacos, gRPC %s:%d%s, data %s, auth %s%n",
         since,
         server.httpAddress(),
         options.bindAddress(),
         server.httpPort() + ServerOptions.GRPC_PORT_OFFSET,
-        options.dataDir().toAbsolutePath().normalize());
+        options.tls() ? " (TLS)" : "",
+        options.dataDir().toAbsolutePath().normalize(),
+        options.authEnabled() ? "on" : "off");
     out.flush();
   }
 

@@ -38,7 +38,24 @@ public final class NamingFeature implements AutoCloseable {
       long pushDelayMillis,
       int maxHeartbeatClients,
       HealthProbe probe) {
-    this.registry = new ServiceRegistry(clock);
+    this(clock, writes, pushThread, pushDelayMillis, maxHeartbeatClients, probe, Long.MAX_VALUE);
+  }
+
+  /**
+   * As above, with a bound on the metadata all ephemeral instances hold together.
+   *
+   * @param maxInstanceMetadataBytes characters of metadata (keys and values) in total; a
+   *     registration beyond is refused {@code OVERLOADED}
+   */
+  public NamingFeature(
+      ServerClock clock,
+      ReplicatedWrites writes,
+      ScheduledExecutorService pushThread,
+      long pushDelayMillis,
+      int maxHeartbeatClients,
+      HealthProbe probe,
+      long maxInstanceMetadataBytes) {
+    this.registry = new ServiceRegistry(clock, maxInstanceMetadataBytes);
     NamingPushes pushes = new NamingPushes(registry, pushThread, pushDelayMillis);
     registry.onChange(pushes);
     this.store = new NamingStore(registry);

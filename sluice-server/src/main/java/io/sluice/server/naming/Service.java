@@ -73,7 +73,15 @@ final class Service {
 
   /** Replaces what {@code owner} publishes; returns whether anything changed. */
   synchronized boolean publish(String owner, List<Instance> instances) {
+    return publish(owner, instances, null);
+  }
+
+  /** As {@link #publish(String, List)}, first moving the metadata it holds in {@code budget}. */
+  synchronized boolean publish(String owner, List<Instance> instances, MetadataBudget budget) {
     List<Instance> before = ephemeralByOwner.get(owner);
+    if (budget != null) {
+      budget.change(MetadataBudget.sizeOf(before), MetadataBudget.sizeOf(instances));
+    }
     if (instances.isEmpty()) {
       if (before == null) {
         return false;

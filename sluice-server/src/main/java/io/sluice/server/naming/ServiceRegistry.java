@@ -25,6 +25,7 @@ import java.util.function.UnaryOperator;
  * on the mutating thread.
  */
 final class ServiceRegistry {
+  private final MetadataBudget metadata;
   private final RefTimes refTimes;
   private final ServiceIndex index = new ServiceIndex();
   private final Map<ServiceKey, Service> services = new ConcurrentHashMap<>();
@@ -32,7 +33,20 @@ final class ServiceRegistry {
   private volatile Consumer<ServiceKey> changes = key -> {};
 
   ServiceRegistry(ServerClock clock) {
+    this(clock, Long.MAX_VALUE);
+  }
+
+  /**
+   * @param maxMetadataBytes characters of metadata all ephemeral instances may hold together
+   */
+  ServiceRegistry(ServerClock clock, long maxMetadataBytes) {
     this.refTimes = new RefTimes(clock);
+    this.metadata = new MetadataBudget(maxMetadataBytes);
+  }
+
+  /** Characters of metadata the ephemeral instances hold now. */
+  long ephemeralMetadataHeld() {
+    return metadata.held();
   }
 
   /** Who hears of changes (the push dispatcher); set once while wiring the server. */
@@ -92,7 +106,7 @@ final class ServiceRegistry {
                     + " has persistent instances; it cannot take ephemeral ones");
           }
           boolean wasListed = service != null && s.isListed();
-          changed.set(s.publish(owner, instances));
+          changed.set(s.publish(owner, instances, metadata));
           stored[0] = s.key;
           return settled(s, wasListed);
         });
@@ -191,7 +205,7 @@ final class ServiceRegistry {
             }
             if (touched) {
               found.set(true);
-              changed |= s.publish(owner, updated);
+              changed |= s.publish(owner, updated, metadata);
             }
           }
           return changed;

@@ -31,6 +31,32 @@ class SluiceCommandTest {
   }
 
   @Test
+  void serverHelpDescribesTheSecurityOptions() {
+    Run run = execute("server", "--help");
+
+    assertThat(run.out)
+        .contains("--auth")
+        .contains("--insecure-no-auth")
+        .contains("SLUICE_ADMIN_PASSWORD")
+        .contains("--max-config-bytes")
+        .contains("--max-buffered-request-bytes")
+        .contains("--max-http-connections")
+        .contains("--min-free-disk-bytes")
+        .contains("--health-check-cidrs")
+        .contains("--health-check-ports")
+        .contains("--health-check-allow-query");
+  }
+
+  @Test
+  void refusesContradictoryAuthFlagsAndMalformedHealthCheckTargets() {
+    Run both = execute("server", "--auth", "--insecure-no-auth");
+    Run cidr = execute("server", "--health-check-cidrs", "10.0.0.0/40");
+
+    assertThat(both.exitCode).isEqualTo(2);
+    assertThat(cidr.exitCode).isEqualTo(2);
+  }
+
+  @Test
   void rejectsAnUnknownOptionWithAUsageMessage() {
     Run run = execute("server", "--prot", "1");
 

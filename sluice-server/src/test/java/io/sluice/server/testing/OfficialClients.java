@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 
 /**
  * A Sluice server started for the official nacos-client tests, and the clients they make against
@@ -28,13 +29,20 @@ public final class OfficialClients implements AutoCloseable {
 
   /** Starts a server on free ports over {@code dataDir} and waits until it is ready. */
   public static OfficialClients start(Path dataDir) {
+    return start(dataDir, UnaryOperator.identity());
+  }
+
+  /** As {@link #start(Path)}, with options of the test's own (auth, limits). */
+  public static OfficialClients start(Path dataDir, UnaryOperator<ServerOptions.Builder> options) {
     // The client writes its own logs; keep them under target/ instead of the home directory.
     System.setProperty("JM.LOG.PATH", Path.of("target", "nacos-client-logs").toString());
     SluiceServer server =
         SluiceServer.start(
-            ServerOptions.builder()
-                .httpPort(FreePorts.httpPortWithFreeGrpcPort())
-                .dataDir(dataDir)
+            options
+                .apply(
+                    ServerOptions.builder()
+                        .httpPort(FreePorts.httpPortWithFreeGrpcPort())
+                        .dataDir(dataDir))
                 .build());
     if (!server.awaitReady(30, TimeUnit.SECONDS)) {
       server.close();
@@ -52,6 +60,42 @@ public final class OfficialClients implements AutoCloseable {
     ConfigService client = NacosFactory.createConfigService(properties(namespace));
     open.add(client);
     return client;
+  }
+
+  /**
+   * A config client logging in as an application configured with {@code username} and {@code
+   * password} would.
+   */
+  public ConfigService configService(String namespace, String username, String password)
+      throws NacosException {
+    ConfigService client =
+        NacosFactory.createConfigService(credentials(properties(namespace), username, password));
+    open.add(client);
+    return client;
+  }
+
+  /** A naming client logging in with {@code username} and {@code password}. */
+  public NamingService namingService(String namespace, String username, String password)
+      throws NacosException {
+    NamingService client =
+        NacosFactory.createNamingService(credentials(properties(namespace), username, password));
+    open.add(client);
+    return client;
+  }
+
+  /** A config client with properties of the test's own (TLS settings) added. */
+  public ConfigService configService(Properties extra) throws NacosException {
+    Properties properties = properties(null);
+    properties.putAll(extra);
+    ConfigService client = NacosFactory.createConfigService(properties);
+    open.add(client);
+    return client;
+  }
+
+  private static Properties credentials(Properties properties, String username, String password) {
+    properties.put(PropertyKeyConst.USERNAME, username);
+    properties.put(PropertyKeyConst.PASSWORD, password);
+    return properties;
   }
 
   /** A naming client; {@code namespace} null means the public namespace. */

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -22,6 +23,20 @@ public final class ServerProcess implements AutoCloseable {
   /** Starts a server and waits until it says it is ready. */
   public static ServerProcess start(int httpPort, Path dataDir, String... jvmOptions)
       throws IOException, InterruptedException {
+    return start(httpPort, dataDir, List.of(), Map.of(), jvmOptions);
+  }
+
+  /**
+   * Starts a server with extra {@code sluice server} arguments and environment variables, and waits
+   * until it says it is ready.
+   */
+  public static ServerProcess start(
+      int httpPort,
+      Path dataDir,
+      List<String> serverArguments,
+      Map<String, String> environment,
+      String... jvmOptions)
+      throws IOException, InterruptedException {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(List.of(jvmOptions));
@@ -33,7 +48,10 @@ public final class ServerProcess implements AutoCloseable {
     command.add(Integer.toString(httpPort));
     command.add("--data-dir");
     command.add(dataDir.toString());
-    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+    command.addAll(serverArguments);
+    ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+    builder.environment().putAll(environment);
+    Process process = builder.start();
     ServerProcess server = new ServerProcess(process);
     server.awaitOutput("sluice server ready", 120);
     return server;
@@ -41,6 +59,24 @@ public final class ServerProcess implements AutoCloseable {
 
   public String awaitOutput(String prefix, int seconds) throws InterruptedException {
     return output.awaitLine(prefix, seconds);
+  }
+
+  /** The first line containing {@code text}, waiting for it as {@link #awaitOutput} does. */
+  public String awaitOutputContaining(String text, int seconds) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+    while (System.nanoTime() < deadline) {
+      for (String line : output.lines()) {
+        if (line.contains(text)) {
+          return line;
+        }
+      }
+      if (!process.isAlive()) {
+        throw new AssertionError(
+            "server exited with " + process.exitValue() + ": " + output.lines());
+      }
+      Thread.sleep(20);
+    }
+    throw new AssertionError("no line containing '" + text + "' in: " + output.lines());
   }
 
   public long pid() {

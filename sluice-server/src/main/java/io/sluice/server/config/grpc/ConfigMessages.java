@@ -2,6 +2,8 @@ package io.sluice.server.config.grpc;
 
 import io.sluice.server.protocol.grpc.NacosRequest;
 import io.sluice.server.protocol.grpc.NacosResponse;
+import io.sluice.server.protocol.grpc.RequestResource;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -18,10 +20,25 @@ public final class ConfigMessages {
     public String module() {
       return "config";
     }
+
+    /** Queries read; publishes and removals write. */
+    boolean writes() {
+      return true;
+    }
+
+    @Override
+    public List<RequestResource> resources() {
+      return List.of(new RequestResource(tenant, group, "config", dataId, writes()));
+    }
   }
 
   public static final class ConfigQueryRequest extends ConfigRequest {
     public String tag;
+
+    @Override
+    boolean writes() {
+      return false;
+    }
   }
 
   public static final class ConfigQueryResponse extends NacosResponse {
@@ -58,6 +75,18 @@ public final class ConfigMessages {
     @Override
     public String module() {
       return "config";
+    }
+
+    /** Listening reads every config listened to. */
+    @Override
+    public List<RequestResource> resources() {
+      List<RequestResource> read = new ArrayList<>(configListenContexts.size());
+      for (ConfigListenContext c : configListenContexts) {
+        if (c != null) {
+          read.add(new RequestResource(c.tenant, c.group, "config", c.dataId, false));
+        }
+      }
+      return read;
     }
   }
 

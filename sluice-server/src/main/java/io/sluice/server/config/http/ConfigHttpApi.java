@@ -2,6 +2,7 @@ package io.sluice.server.config.http;
 
 import io.sluice.server.clock.ServerClock;
 import io.sluice.server.config.ConfigService;
+import io.sluice.server.protocol.http.HttpAccess;
 import io.sluice.server.protocol.http.HttpRoutes;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServerRequest;
@@ -46,8 +47,8 @@ public final class ConfigHttpApi implements HttpRoutes {
   }
 
   @Override
-  public boolean takeDirectly(HttpServerRequest request) {
-    return listener.takeDirectly(request);
+  public boolean takeDirectly(HttpServerRequest request, HttpAccess access) {
+    return listener.takeDirectly(request, access);
   }
 
   /** How many long-polls are held now. */

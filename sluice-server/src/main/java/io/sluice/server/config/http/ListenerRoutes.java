@@ -8,6 +8,7 @@ import io.sluice.server.config.ConfigWatcher;
 import io.sluice.server.config.http.ListeningConfigs.Listen;
 import io.sluice.server.protocol.http.ApiStyle;
 import io.sluice.server.protocol.http.ClientIp;
+import io.sluice.server.protocol.http.HttpAccess;
 import io.sluice.server.protocol.http.HttpApiException;
 import io.sluice.server.protocol.http.HttpParams;
 import io.sluice.server.protocol.http.HttpResponses;
@@ -68,11 +69,11 @@ final class ListenerRoutes {
         .handler(RequestParams.handler(0, ApiStyle.V1, this::listListeners));
   }
 
-  boolean takeDirectly(HttpServerRequest request) {
+  boolean takeDirectly(HttpServerRequest request, HttpAccess access) {
     if (request.method() != HttpMethod.POST || !PATH.equals(request.path())) {
       return false;
     }
-    RequestParams.read(request, MAX_BODY_BYTES, ApiStyle.V1, this::poll);
+    RequestParams.read(request, MAX_BODY_BYTES, ApiStyle.V1, access, this::poll);
     return true;
   }
 

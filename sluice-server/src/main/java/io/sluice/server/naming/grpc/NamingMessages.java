@@ -3,6 +3,7 @@ package io.sluice.server.naming.grpc;
 import com.fasterxml.jackson.databind.util.RawValue;
 import io.sluice.server.protocol.grpc.NacosRequest;
 import io.sluice.server.protocol.grpc.NacosResponse;
+import io.sluice.server.protocol.grpc.RequestResource;
 import java.util.List;
 import java.util.Map;
 
@@ -18,6 +19,16 @@ public final class NamingMessages {
     @Override
     public String module() {
       return "naming";
+    }
+
+    /** Registrations write; queries, subscriptions and lists read. */
+    boolean writes() {
+      return false;
+    }
+
+    @Override
+    public List<RequestResource> resources() {
+      return List.of(new RequestResource(namespace, groupName, "naming", serviceName, writes()));
     }
   }
 
@@ -37,6 +48,12 @@ public final class NamingMessages {
 
   public static final class InstanceRequest extends NamingRequest {
     public String type;
+
+    @Override
+    boolean writes() {
+      return true;
+    }
+
     public InstanceBody instance;
   }
 
@@ -46,6 +63,12 @@ public final class NamingMessages {
 
   public static final class BatchInstanceRequest extends NamingRequest {
     public String type;
+
+    @Override
+    boolean writes() {
+      return true;
+    }
+
     public List<InstanceBody> instances;
   }
 
@@ -55,6 +78,12 @@ public final class NamingMessages {
 
   public static final class PersistentInstanceRequest extends NamingRequest {
     public String type;
+
+    @Override
+    boolean writes() {
+      return true;
+    }
+
     public InstanceBody instance;
   }
 

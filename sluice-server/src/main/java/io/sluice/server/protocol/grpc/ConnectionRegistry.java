@@ -56,6 +56,11 @@ public final class ConnectionRegistry {
         + sequence.incrementAndGet();
   }
 
+  /** The most connections registered at once. */
+  int maxConnections() {
+    return maxConnections;
+  }
+
   /** Registers the connection of a transport; null when the registry is full or it exists. */
   Connection register(
       String id,
@@ -64,8 +69,7 @@ public final class ConnectionRegistry {
       ClientInfo client,
       ServerCall<Payload, Payload> stream) {
     if (connections.size() >= maxConnections) {
-      log.warn("refusing connection {}: {} connections already", id, maxConnections);
-      return null;
+      return null; // the caller refuses it and notes that in the client-fault log
     }
     Connection connection =
         new Connection(

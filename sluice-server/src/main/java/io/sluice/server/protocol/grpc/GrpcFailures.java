@@ -8,8 +8,9 @@ import org.slf4j.LoggerFactory;
  * The one translation of failures into gRPC answers, for every request of every feature: a feature
  * refusal by its {@link io.sluice.server.feature.Fault} — invalid input or too large {@link
  * ErrorCodes#INVALID_PARAM}, a bound reached {@link ErrorCodes#OVER_THRESHOLD} (the client backs
- * off), a store that cannot take writes or the server's own failure {@link ErrorCodes#SERVER_ERROR}
- * — and anything else as a server error, logged once.
+ * off), missing credentials or permission {@link ErrorCodes#NO_RIGHT}, a store that cannot take
+ * writes or the server's own failure {@link ErrorCodes#SERVER_ERROR} — and anything else as a
+ * server error, logged once.
  */
 public final class GrpcFailures {
   private static final Logger log = LoggerFactory.getLogger(GrpcFailures.class);
@@ -24,6 +25,8 @@ public final class GrpcFailures {
           switch (refused.fault()) {
             case INVALID, TOO_LARGE -> ErrorCodes.INVALID_PARAM;
             case OVERLOADED -> ErrorCodes.OVER_THRESHOLD;
+            // The official client logs in again on 403.
+            case UNAUTHENTICATED, FORBIDDEN -> ErrorCodes.NO_RIGHT;
             case UNAVAILABLE -> ErrorCodes.SERVER_ERROR;
             case INTERNAL -> {
               log.error("request failed in the server: {}", refused.getMessage(), cause.getCause());

@@ -9,12 +9,14 @@ import io.grpc.ServerCallHandler;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.ServerTransportFilter;
 import io.grpc.Status;
+import io.grpc.netty.GrpcSslContexts;
 import io.grpc.netty.NettyServerBuilder;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.sluice.server.clock.ServerClock;
+import io.sluice.server.protocol.ClientFaultLog;
 import io.sluice.server.protocol.grpc.ConnectionMessages.ConnectionSetupRequest;
 import io.sluice.server.protocol.grpc.ConnectionMessages.ErrorResponse;
 import io.sluice.server.protocol.grpc.ConnectionMessages.HealthCheckResponse;
@@ -24,9 +26,11 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -62,6 +66,10 @@ public final class GrpcServer implements AutoCloseable {
    *
    * @param ready false while the server is starting: requests are then answered with error 300 and
    *     clients retry
+   * @param tlsCertificate the PEM certificate to serve TLS with, or null for plaintext
+   * @param tlsPrivateKey its PEM (PKCS#8) private key
+   * @param faults where clients' faults (refused connections) are noted, rate-limited
+   * @param handshakeTimeoutMillis how long a new connection has to finish its HTTP/2 handshake
    * @param maxMessageBytes the largest message accepted; larger ones fail the call with
    *     RESOURCE_EXHAUSTED before any of it is decoded
    */
@@ -70,6 +78,10 @@ public final class GrpcServer implements AutoCloseable {
       int port,
       int eventLoops,
       int maxMessageBytes,
+      long handshakeTimeoutMillis,
+      ClientFaultLog faults,
+      Path tlsCertificate,
+      Path tlsPrivateKey,
       ConnectionRegistry registry,
       RequestRouter router,
       MessageCodec codec,
@@ -85,15 +97,30 @@ public final class GrpcServer implements AutoCloseable {
             .build();
     ServerServiceDefinition streamService =
         ServerServiceDefinition.builder("BiRequestStream")
-            .addMethod(NacosGrpcMethods.BI_STREAM, new StreamCallHandler(registry, codec, clock))
+            .addMethod(
+                NacosGrpcMethods.BI_STREAM, new StreamCallHandler(registry, codec, clock, faults))
             .build();
+    NettyServerBuilder builder = NettyServerBuilder.forAddress(new InetSocketAddress(host, port));
+    if (tlsCertificate != null) {
+      try {
+        builder.sslContext(
+            GrpcSslContexts.forServer(tlsCertificate.toFile(), tlsPrivateKey.toFile()).build());
+      } catch (SSLException | IllegalArgumentException e) {
+        boss.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+        workers.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+        throw new IllegalArgumentException(
+            "cannot use TLS certificate " + tlsCertificate + " and key " + tlsPrivateKey, e);
+      }
+    }
     Server server =
-        NettyServerBuilder.forAddress(new InetSocketAddress(host, port))
+        builder
             .channelType(NioServerSocketChannel.class)
             .bossEventLoopGroup(boss)
             .workerEventLoopGroup(workers)
             .directExecutor()
             .maxInboundMessageSize(maxMessageBytes)
+            // A socket that never completes its HTTP/2 handshake is closed, not held.
+            .handshakeTimeout(handshakeTimeoutMillis, TimeUnit.MILLISECONDS)
             // The official client pings every 6 minutes; allow that without GOAWAY(too_many_pings).
             .permitKeepAliveTime(5, TimeUnit.MINUTES)
             .permitKeepAliveWithoutCalls(true)
@@ -206,6 +233,11 @@ public final class GrpcServer implements AutoCloseable {
             call.close(Status.INTERNAL.withDescription("no request"), new Metadata());
             return;
           }
+          if (request.isMalformed()) {
+            call.close(
+                Status.INVALID_ARGUMENT.withDescription(request.malformedReason()), new Metadata());
+            return;
+          }
           respond(call, request);
         }
       };
@@ -266,11 +298,14 @@ public final class GrpcServer implements AutoCloseable {
     private final ConnectionRegistry registry;
     private final MessageCodec codec;
     private final ServerClock clock;
+    private final ClientFaultLog faults;
 
-    StreamCallHandler(ConnectionRegistry registry, MessageCodec codec, ServerClock clock) {
+    StreamCallHandler(
+        ConnectionRegistry registry, MessageCodec codec, ServerClock clock, ClientFaultLog faults) {
       this.registry = registry;
       this.codec = codec;
       this.clock = clock;
+      this.faults = faults;
     }
 
     @Override
@@ -300,6 +335,12 @@ public final class GrpcServer implements AutoCloseable {
         }
 
         private void setUp(Payload message) {
+          if (message.isMalformed()) {
+            refused = true;
+            call.close(
+                Status.INVALID_ARGUMENT.withDescription(message.malformedReason()), new Metadata());
+            return;
+          }
           if (!message.type().equals("ConnectionSetupRequest")) {
             refused = true;
             call.close(
@@ -339,8 +380,14 @@ public final class GrpcServer implements AutoCloseable {
           connection = registry.register(connectionId, remoteIp, remotePort, client, call);
           if (connection == null) {
             refused = true;
+            faults.note(
+                "gRPC connection refused",
+                remoteIp + ": " + registry.maxConnections() + " connections already (max)");
             call.close(
-                Status.RESOURCE_EXHAUSTED.withDescription("connection refused: server is full"),
+                Status.RESOURCE_EXHAUSTED.withDescription(
+                    "connection refused: the server has "
+                        + registry.maxConnections()
+                        + " connections, its limit"),
                 new Metadata());
             return;
           }

@@ -2,6 +2,7 @@ package io.sluice.server.protocol.grpc;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonProperty;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -29,6 +30,14 @@ public abstract class NacosRequest {
   @JsonProperty("module")
   String wireModule() {
     return module();
+  }
+
+  /**
+   * What this request reads or writes, for an access check; none (the default) means it touches no
+   * namespace's data, and needs only a valid login when auth is on.
+   */
+  public List<RequestResource> resources() {
+    return List.of();
   }
 
   public String header(String name) {

@@ -1,5 +1,6 @@
 package io.sluice.server.protocol.grpc;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Objects;
 
@@ -19,7 +20,26 @@ public record Payload(String type, String clientIp, Map<String, String> headers,
     body = body == null ? new byte[0] : body;
   }
 
+  /** The type of a message that could not be read: no class is named so. */
+  private static final String MALFORMED = "\u0000malformed";
+
   public static Payload of(String type, byte[] body) {
     return new Payload(type, "", Map.of(), body);
+  }
+
+  /**
+   * Stands for bytes that are not a Payload, with the reason, so the call handler can refuse the
+   * call with it (gRPC would answer a marshaller's exception with a bare UNKNOWN).
+   */
+  static Payload malformed(String reason) {
+    return new Payload(MALFORMED, "", Map.of(), reason.getBytes(StandardCharsets.UTF_8));
+  }
+
+  boolean isMalformed() {
+    return MALFORMED.equals(type);
+  }
+
+  String malformedReason() {
+    return new String(body, StandardCharsets.UTF_8);
   }
 }

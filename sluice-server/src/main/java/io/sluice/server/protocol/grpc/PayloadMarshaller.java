@@ -5,7 +5,6 @@ import io.grpc.MethodDescriptor;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.UncheckedIOException;
 
 /**
  * Plugs {@link PayloadCodec} into grpc-java. gRPC has already bounded the message size (the
@@ -39,8 +38,9 @@ public final class PayloadMarshaller implements MethodDescriptor.Marshaller<Payl
         bytes = stream.readAllBytes();
       }
       return PayloadCodec.decode(bytes);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    } catch (IOException | RuntimeException e) {
+      // Thrown, gRPC would answer a bare UNKNOWN: the call handler refuses it with the reason.
+      return Payload.malformed("malformed Payload: " + e.getMessage());
     }
   }
 }

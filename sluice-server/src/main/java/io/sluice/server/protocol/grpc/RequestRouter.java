@@ -18,10 +18,16 @@ public final class RequestRouter {
   private static final Logger log = LoggerFactory.getLogger(RequestRouter.class);
 
   private final MessageCodec codec;
+  private volatile GrpcAccess access = GrpcAccess.OPEN;
   private final Map<String, RequestHandler<NacosRequest>> handlers = new ConcurrentHashMap<>();
 
   public RequestRouter(MessageCodec codec) {
     this.codec = codec;
+  }
+
+  /** Checks every decoded request before its handler; {@link GrpcAccess#OPEN} until set. */
+  public void guard(GrpcAccess access) {
+    this.access = access;
   }
 
   @SuppressWarnings("unchecked")
@@ -44,6 +50,13 @@ public final class RequestRouter {
           ErrorResponse.of(
               ErrorCodes.BAD_GATEWAY,
               "cannot read " + payload.type() + ": " + firstLine(e.getMessage())));
+    }
+    try {
+      access.check(request);
+    } catch (RuntimeException refused) {
+      NacosResponse reply = GrpcFailures.fail(new ErrorResponse(), refused);
+      reply.requestId = request.requestId;
+      return CompletableFuture.completedFuture(reply);
     }
     CompletionStage<? extends NacosResponse> response;
     try {

@@ -34,6 +34,16 @@ public final class HttpApiException extends RuntimeException {
     return new HttpApiException(413, NacosErrorCode.PARAMETER_VALIDATE_ERROR, message);
   }
 
+  /** No valid credentials: no token, a bad or expired one. */
+  public static HttpApiException unauthenticated(String message) {
+    return new HttpApiException(401, NacosErrorCode.ACCESS_DENIED, message);
+  }
+
+  /** Valid credentials without the permission the request needs. */
+  public static HttpApiException forbidden(String message) {
+    return new HttpApiException(403, NacosErrorCode.ACCESS_DENIED, message);
+  }
+
   public static HttpApiException unavailable(String message) {
     return new HttpApiException(503, NacosErrorCode.SERVER_ERROR, message);
   }

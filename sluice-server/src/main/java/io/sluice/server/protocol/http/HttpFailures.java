@@ -6,9 +6,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The one translation of failures into HTTP answers, for every endpoint of every feature: a feature
- * refusal by its {@link io.sluice.server.feature.Fault} — invalid input 400, too large 413, a bound
- * reached or a store that cannot take writes 503, the server's own failure 500 — a request the API
- * itself refused ({@link HttpApiException}) as it is, and anything else as a 500, logged once.
+ * refusal by its {@link io.sluice.server.feature.Fault} — invalid input 400, too large 413, no
+ * valid credentials 401, no permission 403, a bound reached or a store that cannot take writes 503,
+ * the server's own failure 500 — a request the API itself refused ({@link HttpApiException}) as it
+ * is, and anything else as a 500, logged once.
  */
 public final class HttpFailures {
   private static final Logger log = LoggerFactory.getLogger(HttpFailures.class);
@@ -36,6 +37,8 @@ public final class HttpFailures {
       return switch (refused.fault()) {
         case INVALID -> new HttpApiException(400, invalidCode, message);
         case TOO_LARGE -> HttpApiException.tooLarge(message);
+        case UNAUTHENTICATED -> HttpApiException.unauthenticated(message);
+        case FORBIDDEN -> HttpApiException.forbidden(message);
         case OVERLOADED, UNAVAILABLE -> HttpApiException.unavailable(message);
         case INTERNAL -> {
           log.error("request failed in the server: {}", message, refused.getCause());

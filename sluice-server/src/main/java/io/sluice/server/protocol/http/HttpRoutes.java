@@ -14,9 +14,11 @@ public interface HttpRoutes {
   /**
    * Takes a request before the router sees it, for requests held long enough that the router's
    * per-request state would be the larger part of their cost (held long-polls). Returns true when
-   * it took the request. Runs on the event loop for every request, so it must decide cheaply.
+   * it took the request. A request taken must be read with {@link RequestParams#read} and {@code
+   * access}, so it is checked as routed ones are. Runs on the event loop for every request, so it
+   * must decide cheaply.
    */
-  default boolean takeDirectly(HttpServerRequest request) {
+  default boolean takeDirectly(HttpServerRequest request, HttpAccess access) {
     return false;
   }
 }

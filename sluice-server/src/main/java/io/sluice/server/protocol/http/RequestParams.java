@@ -26,14 +26,67 @@ public final class RequestParams {
 
   private RequestParams() {}
 
-  /** A route handler that reads the parameters, then runs {@code handler}. */
+  /** Where {@link HttpApiServer} leaves the server's {@link HttpAccess} in a routing context. */
+  static final String ACCESS = "sluice.access";
+
+  /** Where {@link HttpApiServer} leaves the port's {@link BodyBudget}. */
+  static final String BUDGET = "sluice.budget";
+
+  /** Bodies read outside the router (held long-polls, at most a few KiB each) are not counted. */
+  private static final BodyBudget UNCOUNTED = new BodyBudget(Long.MAX_VALUE);
+
+  /**
+   * A route handler that reads the parameters, checks them with the server's {@link HttpAccess},
+   * then runs {@code handler}.
+   */
   public static Handler<RoutingContext> handler(
       long maxBodyBytes, ApiStyle style, ParamsHandler handler) {
-    return ctx -> read(ctx.request(), maxBodyBytes, style, handler);
+    return ctx -> {
+      HttpAccess access = ctx.get(ACCESS);
+      BodyBudget budget = ctx.get(BUDGET);
+      read(
+          ctx.request(),
+          maxBodyBytes,
+          style,
+          access == null ? HttpAccess.OPEN : access,
+          budget == null ? UNCOUNTED : budget,
+          handler);
+    };
   }
 
+  /** Reads the parameters, checks them with {@code access}, then runs {@code handler}. */
   public static void read(
-      HttpServerRequest request, long maxBodyBytes, ApiStyle style, ParamsHandler handler) {
+      HttpServerRequest request,
+      long maxBodyBytes,
+      ApiStyle style,
+      HttpAccess access,
+      ParamsHandler handler) {
+    read(request, maxBodyBytes, style, access, UNCOUNTED, handler);
+  }
+
+  private static void read(
+      HttpServerRequest request,
+      long maxBodyBytes,
+      ApiStyle style,
+      HttpAccess access,
+      BodyBudget budget,
+      ParamsHandler handler) {
+    ParamsHandler checked =
+        access == HttpAccess.OPEN
+            ? handler
+            : (r, params) -> {
+              access.check(r, params);
+              handler.handle(r, params);
+            };
+    readUnchecked(request, maxBodyBytes, style, budget, checked);
+  }
+
+  private static void readUnchecked(
+      HttpServerRequest request,
+      long maxBodyBytes,
+      ApiStyle style,
+      BodyBudget budget,
+      ParamsHandler handler) {
     HttpServerResponse response = request.response();
     Map<String, String> values = new LinkedHashMap<>();
     int pairs;
@@ -72,9 +125,13 @@ public final class RequestParams {
     // The handlers below stay referenced by the request until it is answered, which for a held
     // long-poll is minutes: they must not keep the body or the parameters decoded from it.
     Map<String, String> fromQuery = values;
-    BodyCollector body = new BodyCollector(request, maxBodyBytes, style, form, declared);
+    BodyCollector body = new BodyCollector(request, maxBodyBytes, style, form, declared, budget);
     request.handler(body);
-    request.exceptionHandler(e -> log.debug("request body broke off: {}", e.toString()));
+    request.exceptionHandler(
+        e -> {
+          body.drop();
+          log.debug("request body broke off: {}", e.toString());
+        });
     request.endHandler(
         ended -> {
           if (body.overflowed) {
@@ -118,27 +175,46 @@ public final class RequestParams {
 
   private static void tooLarge(
       HttpServerRequest request, ApiStyle style, long bytes, long maxBodyBytes) {
-    HttpServerResponse response = request.response();
-    if (response.ended() || response.closed()) {
-      return;
-    }
-    boolean http2 = request.version() == HttpVersion.HTTP_2;
-    if (!http2) {
-      // HTTP/1 cannot skip the rest of the body: the connection closes once the answer is out.
-      response.putHeader("Connection", "close");
-    }
-    style.fail(
-        response,
+    refuseMidBody(
+        request,
+        style,
         HttpApiException.tooLarge(
             "request body of "
                 + (bytes < 0 ? "more than " + maxBodyBytes : bytes)
                 + " bytes exceeds the limit of "
                 + maxBodyBytes
                 + " bytes"));
+  }
+
+  private static void overBudget(HttpServerRequest request, ApiStyle style, BodyBudget budget) {
+    refuseMidBody(
+        request,
+        style,
+        HttpApiException.unavailable(
+            "the server is reading "
+                + budget.max()
+                + " bytes of request bodies already, its limit (max-buffered-request-bytes);"
+                + " retry later"));
+  }
+
+  /**
+   * Answers a request whose body is still arriving. HTTP/1 cannot skip the rest of the body, so its
+   * connection closes once the answer is out; HTTP/2 ends just this stream.
+   */
+  private static void refuseMidBody(
+      HttpServerRequest request, ApiStyle style, HttpApiException error) {
+    HttpServerResponse response = request.response();
+    if (response.ended() || response.closed()) {
+      return;
+    }
+    boolean http2 = request.version() == HttpVersion.HTTP_2;
+    if (!http2) {
+      response.putHeader("Connection", "close");
+    }
+    style.fail(response, error);
     if (!http2) {
       request.connection().close();
     }
-    // HTTP/2 ends just this stream; the other streams of the connection go on.
   }
 
   private static long declaredLength(HttpServerRequest request) {
@@ -153,22 +229,33 @@ public final class RequestParams {
     }
   }
 
-  /** Gathers the body up to the bound; past it, answers 413 and closes the connection. */
+  /**
+   * Gathers the body up to the bound, each kept chunk reserved in the port's budget; past the bound
+   * answers 413, past the budget 503, and closes the connection.
+   */
   private static final class BodyCollector implements Handler<Buffer> {
     private final HttpServerRequest request;
     private final long maxBodyBytes;
     private final ApiStyle style;
     private final boolean keep;
+    private final BodyBudget budget;
     private Buffer buffer;
     private long received;
+    private long reserved;
     boolean overflowed;
 
     BodyCollector(
-        HttpServerRequest request, long maxBodyBytes, ApiStyle style, boolean keep, long declared) {
+        HttpServerRequest request,
+        long maxBodyBytes,
+        ApiStyle style,
+        boolean keep,
+        long declared,
+        BodyBudget budget) {
       this.request = request;
       this.maxBodyBytes = maxBodyBytes;
       this.style = style;
       this.keep = keep;
+      this.budget = budget;
       this.buffer = keep ? Buffer.buffer((int) Math.max(256, Math.min(declared, 64 * 1024))) : null;
     }
 
@@ -180,20 +267,34 @@ public final class RequestParams {
       received += chunk.length();
       if (received > maxBodyBytes) {
         overflowed = true;
-        buffer = null;
+        drop();
         tooLarge(request, style, -1, maxBodyBytes);
         return;
       }
       if (keep) {
+        if (!budget.tryReserve(chunk.length())) {
+          overflowed = true;
+          drop();
+          overBudget(request, style, budget);
+          return;
+        }
+        reserved += chunk.length();
         buffer.appendBuffer(chunk);
       }
     }
 
-    /** The body's bytes (none unless it is a form); lets go of the buffer. */
+    /** The body's bytes (none unless it is a form); lets go of the buffer and its reservation. */
     byte[] take() {
       byte[] bytes = keep && buffer != null ? buffer.getBytes() : new byte[0];
-      buffer = null;
+      drop();
       return bytes;
+    }
+
+    /** Lets go of the buffer and gives its bytes back to the budget; idempotent. */
+    void drop() {
+      buffer = null;
+      budget.release(reserved);
+      reserved = 0;
     }
   }
 }

@@ -55,7 +55,13 @@ class HeldPollsTest {
   @BeforeEach
   void openTheConfigCenter() {
     feature =
-        new ConfigFeature(historyDir, 1024, Runnable::run, new ReplicatedWrites(replicator), clock);
+        new ConfigFeature(
+            historyDir,
+            1024,
+            Long.MAX_VALUE,
+            Runnable::run,
+            new ReplicatedWrites(replicator),
+            clock);
     replicator.register(feature.state());
     config = feature.service();
   }

@@ -135,7 +135,7 @@ class GrpcProtocolIT {
   }
 
   @Test
-  void failsACallWhoseBytesAreNotAPayloadWithoutHarmingOthers() throws Exception {
+  void failsACallWhoseBytesAreNotAPayloadWithItsReasonWithoutHarmingOthers() throws Exception {
     MethodDescriptor<byte[], byte[]> raw =
         MethodDescriptor.<byte[], byte[]>newBuilder()
             .setType(MethodDescriptor.MethodType.UNARY)
@@ -146,14 +146,27 @@ class GrpcProtocolIT {
     ManagedChannel channel =
         NettyChannelBuilder.forAddress("127.0.0.1", server.grpcPort()).usePlaintext().build();
     try {
-      StatusRuntimeException failure =
-          org.assertj.core.api.Assertions.catchThrowableOfType(
-              StatusRuntimeException.class,
-              () ->
-                  ClientCalls.blockingUnaryCall(
-                      channel, raw, CallOptions.DEFAULT, new byte[] {0x13, 0x7F, 0x00}));
-      assertThat(failure).isNotNull();
-      assertThat(failure.getStatus().getCode()).isNotEqualTo(Status.Code.OK);
+      for (byte[] garbage :
+          new byte[][] {
+            {0x13, 0x7F, 0x00},
+            {(byte) 0xff, (byte) 0xff, (byte) 0xff},
+            {0x0a, 0x7f},
+            {0x12, 0x05, 1}
+          }) {
+        StatusRuntimeException failure =
+            org.assertj.core.api.Assertions.catchThrowableOfType(
+                StatusRuntimeException.class,
+                () ->
+                    ClientCalls.blockingUnaryCall(
+                        channel,
+                        raw,
+                        CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS),
+                        garbage));
+        assertThat(failure).isNotNull();
+        // The decoder's reason, not a bare UNKNOWN.
+        assertThat(failure.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+        assertThat(failure.getStatus().getDescription()).startsWith("malformed Payload");
+      }
     } finally {
       channel.shutdownNow();
     }
