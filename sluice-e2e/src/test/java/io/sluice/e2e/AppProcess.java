@@ -22,10 +22,13 @@ final class AppProcess implements AutoCloseable {
   private final Path output;
   final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
-  private AppProcess(Process process, int port, Path output) {
+  private final String readyPath;
+
+  private AppProcess(Process process, int port, Path output, String readyPath) {
     this.process = process;
     this.port = port;
     this.output = output;
+    this.readyPath = readyPath;
   }
 
   /**
@@ -36,12 +39,32 @@ final class AppProcess implements AutoCloseable {
   static AppProcess start(
       Path javaHome, Path appJar, Path agentJar, String agentArgs, String appName, Path workDir)
       throws Exception {
+    return start(
+        javaHome, appJar, agentJar, agentArgs, appName, workDir, List.of(), List.of(), "/orders/0");
+  }
+
+  /**
+   * As above, with extra JVM options (before {@code -jar}), extra application arguments, and the
+   * path that answers 200 once the application serves.
+   */
+  static AppProcess start(
+      Path javaHome,
+      Path appJar,
+      Path agentJar,
+      String agentArgs,
+      String appName,
+      Path workDir,
+      List<String> jvmOptions,
+      List<String> appArgs,
+      String readyPath)
+      throws Exception {
     Files.createDirectories(workDir);
     int port = freePort();
     List<String> command = new ArrayList<>();
     command.add(javaHome.resolve("bin/java").toString());
     command.add("-Xmx256m");
     command.add("-XX:+UseSerialGC");
+    command.addAll(jvmOptions);
     if (agentArgs != null) {
       command.add("-javaagent:" + agentJar + "=" + agentArgs);
     }
@@ -50,6 +73,7 @@ final class AppProcess implements AutoCloseable {
     command.add("--server.port=" + port);
     command.add("--spring.application.name=" + appName);
     command.add("--spring.main.banner-mode=off");
+    command.addAll(appArgs);
     Path output = workDir.resolve(appName + "-" + port + ".out");
     Process process =
         new ProcessBuilder(command)
@@ -57,7 +81,7 @@ final class AppProcess implements AutoCloseable {
             .redirectOutput(output.toFile())
             .directory(workDir.toFile())
             .start();
-    AppProcess app = new AppProcess(process, port, output);
+    AppProcess app = new AppProcess(process, port, output, readyPath);
     try {
       app.awaitServing();
     } catch (Exception | AssertionError e) {
@@ -75,7 +99,7 @@ final class AppProcess implements AutoCloseable {
             "application exited with " + process.exitValue() + ":\n" + output());
       }
       try {
-        if (get("/orders/0").statusCode() == 200) {
+        if (get(readyPath).statusCode() == 200) {
           return;
         }
       } catch (IOException notYet) {

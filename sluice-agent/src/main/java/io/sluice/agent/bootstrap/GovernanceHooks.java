@@ -67,6 +67,15 @@ public class GovernanceHooks {
   /** Path: a reactive HTTP client call (WebClient); no waiting. */
   public static final int REACTIVE_CLIENT = 4;
 
+  /**
+   * Path: a Dubbo provider's method, decided on the thread that runs the service (arguments;
+   * waiting).
+   */
+  public static final int DUBBO_PROVIDER = 5;
+
+  /** Path: a Dubbo consumer's call, decided on the calling thread (arguments; waiting). */
+  public static final int DUBBO_CONSUMER = 6;
+
   private static final String[] NO_HEADERS = new String[0];
 
   protected GovernanceHooks() {}
@@ -88,6 +97,35 @@ public class GovernanceHooks {
    */
   public Object resource(String name, int path) {
     return null;
+  }
+
+  /**
+   * An RPC method as a resource, named as Sentinel's Dubbo adapter names it: {@code
+   * interface:method(paramType,...)}, e.g. {@code
+   * com.example.HelloService:hello(java.lang.String)}; looked up without allocating once seen. Null
+   * when nothing can govern it.
+   *
+   * @param path {@link #DUBBO_PROVIDER} or {@link #DUBBO_CONSUMER}
+   */
+  public Object rpcMethodResource(
+      Class<?> service, String method, Class<?>[] parameterTypes, int path) {
+    return null;
+  }
+
+  /**
+   * An RPC service (its interface) as a resource, named by the interface's name; null when nothing
+   * can govern it.
+   */
+  public Object rpcServiceResource(Class<?> service, int path) {
+    return null;
+  }
+
+  /**
+   * The message of the exception an RPC framework fails a refused call with ({@link #acquire}'s
+   * negative permit): names Sluice, the resource and the kind of rule that refused it.
+   */
+  public String refusalMessage(Object resource, long permit) {
+    return "refused by Sluice";
   }
 
   /**
@@ -213,6 +251,16 @@ public class GovernanceHooks {
    */
   public List<?> laneInstances(List<?> instances) {
     return instances;
+  }
+
+  /**
+   * The providers a Dubbo call made in the current context may go to: among {@code routed} (what
+   * Dubbo's routers left of the consumer's providers {@code all}), those of the context's lane when
+   * it has any, else the base (untagged) ones. Precomputed per provider list; {@code routed} itself
+   * when no provider has a lane tag.
+   */
+  public List<?> rpcLaneInvokers(List<?> routed, List<?> all) {
+    return routed;
   }
 
   /**

@@ -14,7 +14,9 @@ enum CallPath {
   REACTIVE_ROUTE("WebFlux route", true, false, true, false),
   GATEWAY_ROUTE("Spring Cloud Gateway route", true, false, true, false),
   HTTP_CLIENT("HTTP client call", false, false, false, true),
-  REACTIVE_CLIENT("WebClient call", false, false, false, false);
+  REACTIVE_CLIENT("WebClient call", false, false, false, false),
+  DUBBO_PROVIDER("Dubbo provider method", true, true, false, true),
+  DUBBO_CONSUMER("Dubbo consumer call", false, true, false, true);
 
   private static final CallPath[] BY_NUMBER = values();
 
@@ -51,7 +53,9 @@ enum CallPath {
         || REACTIVE_ROUTE.ordinal() != GovernanceHooks.REACTIVE_ROUTE
         || GATEWAY_ROUTE.ordinal() != GovernanceHooks.GATEWAY_ROUTE
         || HTTP_CLIENT.ordinal() != GovernanceHooks.HTTP_CLIENT
-        || REACTIVE_CLIENT.ordinal() != GovernanceHooks.REACTIVE_CLIENT) {
+        || REACTIVE_CLIENT.ordinal() != GovernanceHooks.REACTIVE_CLIENT
+        || DUBBO_PROVIDER.ordinal() != GovernanceHooks.DUBBO_PROVIDER
+        || DUBBO_CONSUMER.ordinal() != GovernanceHooks.DUBBO_CONSUMER) {
       throw new AssertionError("CallPath and GovernanceHooks' path numbers disagree");
     }
   }

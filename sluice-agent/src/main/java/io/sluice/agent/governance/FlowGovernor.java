@@ -62,6 +62,8 @@ public final class FlowGovernor extends GovernanceHooks implements RuleSink {
       new ConcurrentHashMap<>();
   // Resources resolved by name (client calls, other transports), one table per path.
   private final ConcurrentHashMap<String, GovernedResource>[] byName;
+  // RPC services and methods, one table per RPC path (null for the others).
+  private final RpcResources[] rpc;
   private final AtomicBoolean overflowReported = new AtomicBoolean();
   private final Map<RuleKind, Boolean> outboundRulesByKind = new EnumMap<>(RuleKind.class);
   private volatile boolean outboundRules;
@@ -110,6 +112,10 @@ public final class FlowGovernor extends GovernanceHooks implements RuleSink {
     for (int i = 0; i < byName.length; i++) {
       byName[i] = new ConcurrentHashMap<>();
     }
+    this.rpc = new RpcResources[PATHS.length];
+    for (CallPath path : new CallPath[] {CallPath.DUBBO_PROVIDER, CallPath.DUBBO_CONSUMER}) {
+      rpc[path.ordinal()] = new RpcResources(name -> byName(name, path));
+    }
   }
 
   private RouteResources<GovernedResource> routeTable(CallPath path) {
@@ -153,6 +159,32 @@ public final class FlowGovernor extends GovernanceHooks implements RuleSink {
   public Object resource(String name, int path) {
     CallPath callPath = CallPath.of(path);
     return callPath == null || name == null || name.isEmpty() ? null : byName(name, callPath);
+  }
+
+  @Override
+  public Object rpcMethodResource(
+      Class<?> service, String method, Class<?>[] parameterTypes, int path) {
+    RpcResources table = rpcTable(service, method, path);
+    return table == null ? null : table.method(service, method, parameterTypes);
+  }
+
+  @Override
+  public Object rpcServiceResource(Class<?> service, int path) {
+    RpcResources table = rpcTable(service, "", path);
+    return table == null ? null : table.service(service);
+  }
+
+  private RpcResources rpcTable(Class<?> service, String method, int path) {
+    return service == null || method == null || path < 0 || path >= rpc.length ? null : rpc[path];
+  }
+
+  @Override
+  public String refusalMessage(Object resource, long permit) {
+    RuleKind kind = Permit.blockedBy(permit);
+    return "refused by Sluice: "
+        + (kind == null ? "a" : kind.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'))
+        + " rule on "
+        + ((GovernedResource) resource).name;
   }
 
   @Override
@@ -319,6 +351,11 @@ public final class FlowGovernor extends GovernanceHooks implements RuleSink {
   @Override
   public List<?> laneInstances(List<?> instances) {
     return lanes.laneInstances(instances);
+  }
+
+  @Override
+  public List<?> rpcLaneInvokers(List<?> routed, List<?> all) {
+    return lanes.laneInvokers(routed, all);
   }
 
   @Override

@@ -23,6 +23,7 @@ public final class LaneGovernance {
   private final String instanceLane;
   private final AgentLog log;
   private final LaneRouter<Object> router = new LaneRouter<>(ServiceInstanceTags::tagOf);
+  private final LaneRouter<Object> dubboRouter;
   private final RequestReaders readers;
   private final LoadBalancerCaches loadBalancerCaches;
   private volatile Lanes lanes = Lanes.NONE;
@@ -35,6 +36,18 @@ public final class LaneGovernance {
   }
 
   LaneGovernance(String instanceLane, RequestReaders readers, AgentLog log) {
+    this(instanceLane, readers, DubboInvokerTags::tagOf, log);
+  }
+
+  /**
+   * @param dubboTags reads a Dubbo provider invoker's tag
+   */
+  LaneGovernance(
+      String instanceLane,
+      RequestReaders readers,
+      LaneRouter.InstanceTags<Object> dubboTags,
+      AgentLog log) {
+    this.dubboRouter = new LaneRouter<>(dubboTags);
     this.instanceLane = instanceLane;
     this.readers = readers;
     this.log = log;
@@ -80,12 +93,55 @@ public final class LaneGovernance {
     if (instances == null || instances.isEmpty()) {
       return instances;
     }
+    return router.select((List<Object>) instances, routedTag());
+  }
+
+  /**
+   * The Dubbo providers a call in the current context may go to, among those Dubbo's own routers
+   * left ({@code routed}, a subset of the consumer's provider list {@code all}). The split of
+   * {@code all} by tag is precomputed per list; a call only looks it up, and returns {@code routed}
+   * itself when no provider has a tag. Only when Dubbo's routers narrowed the list (its tag or
+   * condition routers, a disabled provider) is the lane's share of it collected per call.
+   */
+  @SuppressWarnings("unchecked")
+  List<?> laneInvokers(List<?> routed, List<?> all) {
+    if (routed == null || routed.isEmpty() || all == null || all.isEmpty()) {
+      return routed;
+    }
+    List<Object> everyone = (List<Object>) all;
+    String tag = routedTag();
+    List<Object> selected = dubboRouter.select(everyone, tag);
+    if (selected == everyone) {
+      return routed;
+    }
+    if (routed.size() == all.size()) {
+      return selected;
+    }
+    List<Object> narrowed = retained(selected, routed);
+    if (narrowed.isEmpty() && tag != null) {
+      narrowed = retained(dubboRouter.select(everyone, null), routed);
+    }
+    return narrowed;
+  }
+
+  private static List<Object> retained(List<Object> candidates, List<?> routed) {
+    List<Object> kept = new java.util.ArrayList<>(candidates.size());
+    for (Object candidate : candidates) {
+      if (routed.contains(candidate)) {
+        kept.add(candidate);
+      }
+    }
+    return kept;
+  }
+
+  /** The current context's lane, or null when it routes as base. */
+  private String routedTag() {
     SluiceContext context = SluiceContext.current();
     String tag = context == null ? null : context.lane();
     if (tag != null && (tag.equals(GovernanceHooks.BASE_LANE) || lanes.routesAsBase(tag))) {
       tag = null;
     }
-    return router.select((List<Object>) instances, tag);
+    return tag;
   }
 
   /** See {@link GovernanceHooks#instanceCache}. */

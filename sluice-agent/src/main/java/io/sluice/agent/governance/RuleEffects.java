@@ -122,6 +122,9 @@ final class RuleEffects {
   }
 
   /** Reports the fallbacks now in force, each with whether its resource has been seen. */
+  private static final int DUBBO_PATHS =
+      CallPath.DUBBO_PROVIDER.bit() | CallPath.DUBBO_CONSUMER.bit();
+
   void fallbacksApplied(Fallbacks fallbacks) {
     for (String description : fallbacks.descriptions()) {
       String resource = description.substring(0, description.indexOf(" when refused by "));
@@ -132,7 +135,10 @@ final class RuleEffects {
               + description
               + (paths == null
                   ? " (no call to " + resource + " seen yet; it applies from the first one)"
-                  : " (" + describe(paths) + ")"));
+                  : " (" + describe(paths) + ")")
+              + (paths != null && (paths & DUBBO_PATHS) != 0
+                  ? "; not for Dubbo calls, which fail with an RpcException when refused"
+                  : ""));
     }
   }
 
@@ -142,7 +148,7 @@ final class RuleEffects {
     AgentLog.Level level = AgentLog.Level.INFO;
     String verdict;
     if (rule.kind() == RuleKind.SYSTEM) {
-      verdict = "in effect on every inbound call (routes and gateway routes)";
+      verdict = "in effect on every inbound call (routes, gateway routes, Dubbo provider methods)";
     } else if (paths == 0) {
       verdict =
           "waits for its resource: no call to "
@@ -151,7 +157,8 @@ final class RuleEffects {
               + rule.resource()
               + "' seen so far (Spring MVC and WebFlux routes are named 'METHOD /pattern', gateway"
               + " routes by route id, client calls 'METHOD host:port/path', or 'METHOD"
-              + " service/path' through a load balancer); it applies from the first such call";
+              + " service/path' through a load balancer, Dubbo calls 'interface:method(types)' or"
+              + " 'interface'); it applies from the first such call";
     } else {
       verdict =
           "in effect on " + describe(paths) + (trigger == null ? "" : " since the " + trigger);

@@ -6,6 +6,7 @@ import io.sluice.agent.governance.FlowGovernor;
 import io.sluice.agent.instrumentation.SluiceInstrumentation;
 import io.sluice.agent.instrumentation.apachehttpclient5.AsyncClientInstrumentation;
 import io.sluice.agent.instrumentation.apachehttpclient5.ClassicClientInstrumentation;
+import io.sluice.agent.instrumentation.dubbo3.DubboInstrumentation;
 import io.sluice.agent.instrumentation.executors.ExecutorsInstrumentation;
 import io.sluice.agent.instrumentation.executors.NewThreadInstrumentation;
 import io.sluice.agent.instrumentation.httpurlconnection.HttpUrlConnectionInstrumentation;
@@ -57,6 +58,7 @@ public final class AgentInstaller {
         new LoadBalancerInstrumentation(),
         new LoadBalancedFeignInstrumentation(),
         new NamingServiceInstrumentation(),
+        new DubboInstrumentation(),
         new ExecutorsInstrumentation(),
         new NewThreadInstrumentation());
   }

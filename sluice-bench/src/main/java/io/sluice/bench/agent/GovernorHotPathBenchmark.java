@@ -48,6 +48,14 @@ public class GovernorHotPathBenchmark {
   private int next;
   private SluiceContext callerContext;
 
+  /** A Dubbo service interface, as the provider advice sees its calls. */
+  public interface Greeter {
+    String hello(String name);
+  }
+
+  private static final Class<?>[] HELLO_TYPES = {String.class};
+  private final Object[][] names = {{"alice"}, {"bob"}, {"carol"}, {"dave"}};
+
   @Setup
   public void setUp() throws Exception {
     governor =
@@ -58,6 +66,18 @@ public class GovernorHotPathBenchmark {
             AgentLog.toStream(System.err, AgentLog.Level.WARN));
     governor.applicationNamed("orders");
     governor.apply(
+        RuleType.PARAM_FLOW,
+        "[{\"resource\":\"GET /by-argument/{id}\",\"paramIdx\":0,\"count\":"
+            + NEVER
+            + "},{\"resource\":\"GET /by-header\",\"paramSource\":{\"header\":\"x-user-id\"},"
+            + "\"count\":"
+            + NEVER
+            + "},{\"resource\":\""
+            + Greeter.class.getName()
+            + ":hello(java.lang.String)\",\"paramIdx\":0,\"count\":"
+            + NEVER
+            + "}]");
+    governor.apply(
         RuleType.FLOW,
         "[{\"resource\":\"GET /orders/{id}\",\"grade\":1,\"count\":"
             + NEVER
@@ -67,13 +87,10 @@ public class GovernorHotPathBenchmark {
             // A CHAIN rule somewhere makes every route set its entrance.
             + "{\"resource\":\"GET stock/items/{id}\",\"count\":"
             + NEVER
-            + ",\"strategy\":2,\"refResource\":\"GET /from-caller\"}]");
-    governor.apply(
-        RuleType.PARAM_FLOW,
-        "[{\"resource\":\"GET /by-argument/{id}\",\"paramIdx\":0,\"count\":"
-            + NEVER
-            + "},{\"resource\":\"GET /by-header\",\"paramSource\":{\"header\":\"x-user-id\"},"
-            + "\"count\":"
+            + ",\"strategy\":2,\"refResource\":\"GET /from-caller\"},"
+            + "{\"resource\":\""
+            + Greeter.class.getName()
+            + "\",\"count\":"
             + NEVER
             + "}]");
     callerContext = SluiceContext.inbound("billing", null, null, null);
@@ -122,6 +139,34 @@ public class GovernorHotPathBenchmark {
   public long routeWithHeaderRule() {
     next = (next + 1) % requests.length;
     return oneRequest("/by-header", null, requests[next]);
+  }
+
+  /**
+   * A Dubbo provider call from a governed consumer, as its advice makes it: the interface's and the
+   * method's resources found by class, name and parameter types, a flow rule on the interface and a
+   * hot-parameter rule on the method's first argument, never reached.
+   */
+  @Benchmark
+  public long dubboProviderCall() {
+    SluiceContext previous = SluiceContext.replace(callerContext);
+    try {
+      next = (next + 1) & 3;
+      Object[] args = names[next];
+      Object method =
+          governor.rpcMethodResource(
+              Greeter.class, "hello", HELLO_TYPES, GovernanceHooks.DUBBO_PROVIDER);
+      Object service = governor.rpcServiceResource(Greeter.class, GovernanceHooks.DUBBO_PROVIDER);
+      long servicePermit = governor.acquire(service, args, null, GovernanceHooks.SERVLET_REQUEST);
+      long methodPermit = governor.acquire(method, args, null, GovernanceHooks.SERVLET_REQUEST);
+      if (servicePermit <= 0 || methodPermit <= 0) {
+        throw new IllegalStateException("not governed or refused");
+      }
+      governor.release(method, methodPermit, 0, null);
+      governor.release(service, servicePermit, 0, null);
+      return methodPermit;
+    } finally {
+      SluiceContext.restore(previous);
+    }
   }
 
   /** The headers an outbound call of a request from a governed caller carries. */
