@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * What a sluice-server instance listens on, where it keeps its data, and its limits. Immutable;
@@ -61,6 +62,17 @@ public final class ServerOptions {
     OFF
   }
 
+  /**
+   * In a cluster, how long the leader waits for a node that stopped answering before the ephemeral
+   * instances it owned are removed everywhere: long enough to ride out a pause or a restart of the
+   * node, well inside the 20 s a client tolerates (plus an election when the silent node was the
+   * leader).
+   */
+  public static final Duration DEFAULT_EPHEMERAL_OWNER_TIMEOUT = Duration.ofSeconds(10);
+
+  /** Raft between peers listens on the HTTP port minus this (Nacos's convention: 8848 → 7848). */
+  public static final int DEFAULT_RAFT_PORT_OFFSET = 1000;
+
   private final String bindAddress;
   private final int httpPort;
   private final int grpcPort;
@@ -74,6 +86,10 @@ public final class ServerOptions {
   private final Duration connectionProbeTimeout;
   private final Duration healthCheckInterval;
   private final Duration healthCheckTimeout;
+  private final List<ClusterMember> clusterMembers;
+  private final int raftPortOffset;
+  private final Duration electionTimeout;
+  private final Duration ephemeralOwnerTimeout;
   private final AuthMode authMode;
   private final String initialAdminPassword;
   private final Duration tokenTtl;
@@ -115,6 +131,18 @@ public final class ServerOptions {
     this.healthCheckTargets = builder.healthCheckTargets;
     this.tlsCertificate = builder.tlsCertificate;
     this.tlsPrivateKey = builder.tlsPrivateKey;
+    this.clusterMembers = builder.clusterMembers;
+    this.raftPortOffset = builder.raftPortOffset;
+    this.electionTimeout = builder.electionTimeout;
+    this.ephemeralOwnerTimeout = builder.ephemeralOwnerTimeout;
+    if (httpPort != 0 && httpPort - raftPortOffset < 1) {
+      throw new IllegalArgumentException(
+          "the Raft port (HTTP port "
+              + httpPort
+              + " − offset "
+              + raftPortOffset
+              + ") must be a valid port");
+    }
   }
 
   public static Builder builder() {
@@ -146,11 +174,65 @@ public final class ServerOptions {
   }
 
   /**
-   * The port Ratis listens on for peers: HTTP port minus 1000, as Nacos places its Raft port (7848
-   * by default); 0 when the HTTP port is 0.
+   * The port Ratis listens on for peers: HTTP port minus the Raft offset (1000 by default), as
+   * Nacos places its Raft port (7848 by default); 0 when the HTTP port is 0.
    */
   public int raftPort() {
-    return httpPort == 0 || httpPort < GRPC_PORT_OFFSET ? 0 : httpPort - GRPC_PORT_OFFSET;
+    return raftPortOf(httpPort);
+  }
+
+  /** The Raft port of a node whose HTTP port is {@code port}. */
+  public int raftPortOf(int port) {
+    return port == 0 || port <= raftPortOffset ? 0 : port - raftPortOffset;
+  }
+
+  /** The HTTP port minus this is a node's Raft port. */
+  public int raftPortOffset() {
+    return raftPortOffset;
+  }
+
+  /**
+   * Every node of the cluster, this one included, as the cluster list names them; empty in
+   * standalone (the default).
+   */
+  public List<ClusterMember> clusterMembers() {
+    return clusterMembers;
+  }
+
+  public boolean standalone() {
+    return clusterMembers.isEmpty();
+  }
+
+  /**
+   * This node in {@link #clusterMembers()}: the member whose host is the bind address and whose
+   * port is the HTTP port.
+   *
+   * @throws IllegalArgumentException when the list does not name this node
+   */
+  public ClusterMember self() {
+    ClusterMember self = new ClusterMember(bindAddress, httpPort);
+    if (!clusterMembers.contains(self)) {
+      throw new IllegalArgumentException(
+          "this node ("
+              + self.address()
+              + ", from --bind and --port) is not in the cluster list "
+              + clusterMembers.stream().map(ClusterMember::address).toList()
+              + "; each node finds itself in the list by its bind address and HTTP port");
+    }
+    return self;
+  }
+
+  /**
+   * The lower election timeout of the cluster's Raft group (the upper is twice it); empty means the
+   * default.
+   */
+  public Optional<Duration> electionTimeout() {
+    return Optional.ofNullable(electionTimeout);
+  }
+
+  /** In a cluster, silence after which a node's ephemeral instances are removed everywhere. */
+  public Duration ephemeralOwnerTimeout() {
+    return ephemeralOwnerTimeout;
   }
 
   /** The largest config content accepted, in UTF-8 bytes. */
@@ -321,6 +403,7 @@ public final class ServerOptions {
         + tls()
         + ", auth="
         + (authEnabled() ? "on" : "off")
+        + (clusterMembers.isEmpty() ? "" : ", cluster=" + clusterMembers)
         + '}';
   }
 
@@ -351,8 +434,52 @@ public final class ServerOptions {
     private HealthCheckTargets healthCheckTargets = HealthCheckTargets.ANY;
     private Path tlsCertificate;
     private Path tlsPrivateKey;
+    private List<ClusterMember> clusterMembers = List.of();
+    private int raftPortOffset = DEFAULT_RAFT_PORT_OFFSET;
+    private Duration electionTimeout;
+    private Duration ephemeralOwnerTimeout = DEFAULT_EPHEMERAL_OWNER_TIMEOUT;
 
     private Builder() {}
+
+    public Builder ephemeralOwnerTimeout(Duration timeout) {
+      Objects.requireNonNull(timeout, "timeout");
+      if (timeout.toMillis() < 100 || timeout.toMinutes() > 10) {
+        throw new IllegalArgumentException(
+            "ephemeral owner timeout must be between 100 ms and 10 min, was " + timeout);
+      }
+      this.ephemeralOwnerTimeout = timeout;
+      return this;
+    }
+
+    /**
+     * Every node of the cluster, this one included (it must be listed by its bind address and HTTP
+     * port). A list of one (this node) or none is standalone.
+     */
+    public Builder clusterMembers(List<ClusterMember> members) {
+      Objects.requireNonNull(members, "members");
+      this.clusterMembers = members.size() <= 1 ? List.of() : List.copyOf(members);
+      return this;
+    }
+
+    public Builder raftPortOffset(int offset) {
+      if (offset < 1 || offset > 64_000) {
+        throw new IllegalArgumentException(
+            "Raft port offset must be between 1 and 64000, was " + offset);
+      }
+      this.raftPortOffset = offset;
+      return this;
+    }
+
+    /** The lower election timeout of a cluster (the upper is twice it); tests shorten it. */
+    public Builder electionTimeout(Duration timeout) {
+      Objects.requireNonNull(timeout, "timeout");
+      if (timeout.toMillis() < 50 || timeout.toSeconds() > 60) {
+        throw new IllegalArgumentException(
+            "election timeout must be between 50 ms and 60 s, was " + timeout);
+      }
+      this.electionTimeout = timeout;
+      return this;
+    }
 
     /**
      * Serves HTTP and gRPC over TLS with this PEM certificate (chain) and PEM private key.

@@ -6,6 +6,8 @@ import io.sluice.server.auth.grpc.GrpcAccessRules;
 import io.sluice.server.auth.http.AuthRoutes;
 import io.sluice.server.auth.http.HttpAccessRules;
 import io.sluice.server.clock.ServerClock;
+import io.sluice.server.cluster.http.ClusterRoutes;
+import io.sluice.server.cluster.http.ClusterView;
 import io.sluice.server.config.ConfigFeature;
 import io.sluice.server.config.ConfigService;
 import io.sluice.server.config.grpc.ConfigGrpcHandlers;
@@ -22,6 +24,7 @@ import io.sluice.server.naming.health.RestrictedHealthProbe;
 import io.sluice.server.naming.health.VertxHealthProbe;
 import io.sluice.server.naming.http.NamingHttpApi;
 import io.sluice.server.protocol.ClientFaultLog;
+import io.sluice.server.protocol.grpc.Connection;
 import io.sluice.server.protocol.grpc.ConnectionRegistry;
 import io.sluice.server.protocol.grpc.GrpcServer;
 import io.sluice.server.protocol.grpc.IdleConnectionEjector;
@@ -31,6 +34,8 @@ import io.sluice.server.protocol.http.HttpAccess;
 import io.sluice.server.protocol.http.HttpApiServer;
 import io.sluice.server.protocol.http.HttpLimits;
 import io.sluice.server.protocol.http.Readiness;
+import io.sluice.server.replication.GroupStatus;
+import io.sluice.server.replication.ReplicatedState;
 import io.sluice.server.replication.ReplicationOptions;
 import io.sluice.server.replication.ReplicationPeer;
 import io.sluice.server.replication.ReplicatorFactory;
@@ -38,8 +43,14 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -66,6 +77,9 @@ public final class SluiceServer implements AutoCloseable {
   private static final long CONNECTION_SWEEP_MILLIS = 500;
 
   private static final int MAX_PENDING_PUSHES_PER_CONNECTION = 1_024;
+
+  /** How long a stopping cluster node waits for its clients to move to other nodes. */
+  private static final long CLIENT_MOVE_TIMEOUT_MILLIS = 3_000;
 
   private final ServerOptions options;
   private final Deque<AutoCloseable> closeInReverse;
@@ -133,6 +147,8 @@ public final class SluiceServer implements AutoCloseable {
 
   private static SluiceServer start(
       ServerOptions options, ReplicatorFactory replication, Deque<AutoCloseable> started) {
+    // First, so a node missing from its own cluster list fails before anything starts.
+    ReplicationOptions replicationOptions = replicationOptions(options);
     try {
       Files.createDirectories(options.dataDir());
     } catch (IOException e) {
@@ -141,14 +157,14 @@ public final class SluiceServer implements AutoCloseable {
     ServerClock clock = ServerClock.SYSTEM;
     ServerThreads threads = new ServerThreads();
     started.push(threads);
-    StartingReplicator replicator = new StartingReplicator();
+    StartingReplicator replicator = new StartingReplicator(options.standalone());
     DiskSpaceGuard disk =
         new DiskSpaceGuard(options.dataDir(), options.minFreeDiskBytes(), threads.scheduler);
     started.push(disk);
     ReplicatedWrites writes = new ReplicatedWrites(replicator, disk);
 
     ConfigFeature config = config(options, threads, writes, clock, started);
-    NamingFeature naming = naming(options, threads, writes, clock, started);
+    NamingFeature naming = naming(options, threads, writes, clock, replicator, started);
     NamespaceFeature namespaces =
         new NamespaceFeature(writes, clock, () -> UUID.randomUUID().toString());
     AuthFeature auth =
@@ -161,10 +177,11 @@ public final class SluiceServer implements AutoCloseable {
     // features: its final snapshot still reads them (and syncs config history).
     started.push(replicator);
     replicator.start(
-        () ->
-            replication.start(
-                replicationOptions(options),
-                List.of(config.state(), naming.state(), namespaces.state(), auth.state())));
+        () -> {
+          List<ReplicatedState> states = new ArrayList<>(states(config, naming, namespaces));
+          states.add(auth.state());
+          return replication.start(replicationOptions, states);
+        });
     // With auth on, the server serves once the installation's token key and admin exist.
     CompletableFuture<Void> ready =
         auth.service().enabled()
@@ -202,6 +219,7 @@ public final class SluiceServer implements AutoCloseable {
                 new NamingHttpApi(naming.service(), serving, grpc.connections()::size),
                 new NamespaceRoutes(namespaces.service(), config.service()::countByNamespace),
                 new ConnectionRoutes(grpc.connections()),
+                new ClusterRoutes(() -> clusterView(options, replicator), version(), threads.vertx),
                 new AuthRoutes(auth.service())));
     started.push(httpApi);
     log.debug("started with {}", options);
@@ -286,12 +304,25 @@ public final class SluiceServer implements AutoCloseable {
     return config;
   }
 
-  /** The registry, with its health probe, beats and health checks running. */
+  private static List<ReplicatedState> states(
+      ConfigFeature config, NamingFeature naming, NamespaceFeature namespaces) {
+    List<ReplicatedState> states = new ArrayList<>();
+    states.add(config.state());
+    states.addAll(naming.states());
+    states.add(namespaces.state());
+    return states;
+  }
+
+  /**
+   * The registry, with its health probe, beats and health checks running; in a cluster, sharing its
+   * ephemeral instances with the other nodes.
+   */
   private static NamingFeature naming(
       ServerOptions options,
       ServerThreads threads,
       ReplicatedWrites writes,
       ServerClock clock,
+      StartingReplicator replicator,
       Deque<AutoCloseable> started) {
     VertxHealthProbe probe =
         new VertxHealthProbe(
@@ -307,7 +338,16 @@ public final class SluiceServer implements AutoCloseable {
             options.pushDelay().toMillis(),
             options.maxConnections(),
             new RestrictedHealthProbe(probe, options.healthCheckTargets()),
-            options.maxInstanceMetadataBytes());
+            options.maxInstanceMetadataBytes(),
+            options.standalone()
+                ? Optional.empty()
+                : Optional.of(
+                    new NamingFeature.Cluster(
+                        options.self().peerId(),
+                        UUID.randomUUID().toString().substring(0, 8),
+                        options.ephemeralOwnerTimeout().toMillis(),
+                        membership(options, replicator))),
+            threads.scheduler);
     started.push(naming);
     naming.start(threads.scheduler, options.healthCheckInterval().toMillis());
     return naming;
@@ -364,17 +404,113 @@ public final class SluiceServer implements AutoCloseable {
     return new GrpcPort(connections, server);
   }
 
+  /** The membership the registry drops dead nodes' instances by, from the store's view. */
+  private static NamingFeature.Membership membership(
+      ServerOptions options, StartingReplicator replicator) {
+    Set<String> members = new HashSet<>();
+    for (ClusterMember member : options.clusterMembers()) {
+      members.add(member.peerId());
+    }
+    return new NamingFeature.Membership() {
+      @Override
+      public boolean isLeader() {
+        return replicator.isLeader();
+      }
+
+      @Override
+      public Set<String> members() {
+        return members;
+      }
+
+      @Override
+      public Map<String, Long> silentMillis() {
+        Map<String, Long> silent = new HashMap<>();
+        replicator
+            .groupStatus()
+            .ifPresent(
+                status -> {
+                  for (GroupStatus.Peer peer : status.peers()) {
+                    if (peer.silentMillis() >= 0) {
+                      silent.put(peer.id(), peer.silentMillis());
+                    }
+                  }
+                });
+        return silent;
+      }
+    };
+  }
+
+  /**
+   * The cluster for its endpoints: the cluster list (or this node alone) with what the store knows
+   * of each member.
+   */
+  private static ClusterView clusterView(ServerOptions options, StartingReplicator replicator) {
+    Optional<GroupStatus> status = replicator.groupStatus();
+    List<ClusterMember> members =
+        options.standalone()
+            ? List.of(new ClusterMember(options.bindAddress(), Math.max(1, options.httpPort())))
+            : options.clusterMembers();
+    List<ClusterView.Member> view = new ArrayList<>();
+    for (ClusterMember member : members) {
+      GroupStatus.Peer peer = null;
+      if (status.isPresent()) {
+        String peerId = options.standalone() ? status.get().selfId() : member.peerId();
+        for (GroupStatus.Peer candidate : status.get().peers()) {
+          if (candidate.id().equals(peerId)) {
+            peer = candidate;
+          }
+        }
+      }
+      boolean self = options.standalone() || member.equals(options.self());
+      view.add(
+          new ClusterView.Member(
+              member.host(),
+              member.port(),
+              options.standalone() ? options.raftPort() : options.raftPortOf(member.port()),
+              self,
+              peer != null && peer.leader(),
+              peer == null ? (self ? "STARTING" : "UNKNOWN") : peer.reachability().name()));
+    }
+    return new ClusterView(status.map(GroupStatus::term).orElse(0L), List.copyOf(view));
+  }
+
+  private static String version() {
+    String version = SluiceServer.class.getPackage().getImplementationVersion();
+    return version != null ? version : "dev";
+  }
+
   private record GrpcPort(ConnectionRegistry connections, GrpcServer server) {}
 
-  /** What the store is started with: a one-peer group in the data directory. */
-  private static ReplicationOptions replicationOptions(ServerOptions options) {
-    return ReplicationOptions.builder(options.dataDir().resolve("ratis"))
-        .self(
-            new ReplicationPeer(
-                ReplicationOptions.DEFAULT_PEER_ID, options.bindAddress(), options.raftPort()))
-        // A command carries the content once, plus its metadata.
-        .maxCommandBytes((int) Math.min(Integer.MAX_VALUE, options.maxContentBytes() + 64 * 1024))
-        .build();
+  /**
+   * What the store is started with: a one-peer group in the data directory, or in a cluster a group
+   * of every listed node, each on its Raft port (HTTP port − the Raft offset).
+   */
+  static ReplicationOptions replicationOptions(ServerOptions options) {
+    ReplicationOptions.Builder replication =
+        ReplicationOptions.builder(options.dataDir().resolve("ratis"))
+            // A command carries the content once, plus its metadata.
+            .maxCommandBytes(
+                (int) Math.min(Integer.MAX_VALUE, options.maxContentBytes() + 64 * 1024));
+    if (options.standalone()) {
+      return replication
+          .self(
+              new ReplicationPeer(
+                  ReplicationOptions.DEFAULT_PEER_ID, options.bindAddress(), options.raftPort()))
+          .build();
+    }
+    ClusterMember self = options.self();
+    List<ReplicationPeer> peers = new ArrayList<>();
+    for (ClusterMember member : options.clusterMembers()) {
+      peers.add(
+          new ReplicationPeer(member.peerId(), member.host(), options.raftPortOf(member.port())));
+    }
+    replication
+        .self(new ReplicationPeer(self.peerId(), self.host(), options.raftPortOf(self.port())))
+        .peers(peers);
+    options
+        .electionTimeout()
+        .ifPresent(timeout -> replication.electionTimeout(timeout, timeout.multipliedBy(2)));
+    return replication.build();
   }
 
   /**
@@ -456,7 +592,31 @@ public final class SluiceServer implements AutoCloseable {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
+    if (!options.standalone()) {
+      moveClientsAway();
+    }
     closeAll(closeInReverse);
+  }
+
+  /**
+   * In a cluster, asks every connected client to reconnect to another node before this one stops
+   * (the official client connects to the next server before it drops this one), so a rolling
+   * restart costs clients a reconnect rather than failed requests. Waits until they have gone, at
+   * most {@link #CLIENT_MOVE_TIMEOUT_MILLIS}.
+   */
+  private void moveClientsAway() {
+    for (Connection connection : connections.all()) {
+      connection.reset("", "");
+    }
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CLIENT_MOVE_TIMEOUT_MILLIS);
+    while (connections.size() > 0 && System.nanoTime() < deadline) {
+      try {
+        Thread.sleep(20);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
   }
 
   private static void closeAll(Deque<AutoCloseable> started) {

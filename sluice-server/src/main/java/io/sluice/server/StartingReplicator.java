@@ -1,7 +1,10 @@
 package io.sluice.server;
 
+import io.sluice.server.replication.GroupStatus;
+import io.sluice.server.replication.RatisReplicator;
 import io.sluice.server.replication.Replicator;
 import io.sluice.server.replication.ReplicatorNotReadyException;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -20,7 +23,17 @@ final class StartingReplicator implements Replicator, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(StartingReplicator.class);
 
   private final CompletableFuture<Replicator> starting = new CompletableFuture<>();
+  private final boolean standalone;
   private volatile boolean startRequested;
+
+  /**
+   * @param standalone whether the store is a one-peer group: then reads need no barrier even while
+   *     it starts (they see what is there, as before the store is ready); a cluster node refuses
+   *     linearizable reads until its store runs
+   */
+  StartingReplicator(boolean standalone) {
+    this.standalone = standalone;
+  }
 
   /** Starts the real replicator on a thread of its own; returns at once. */
   void start(Supplier<Replicator> replicator) {
@@ -59,8 +72,34 @@ final class StartingReplicator implements Replicator, AutoCloseable {
   }
 
   @Override
+  public CompletableFuture<Void> readBarrier() {
+    Replicator started = started();
+    if (started != null) {
+      return started.readBarrier();
+    }
+    if (standalone) {
+      return NO_BARRIER;
+    }
+    return CompletableFuture.failedFuture(
+        new ReplicatorNotReadyException("the store is starting", failure()));
+  }
+
+  @Override
   public CompletableFuture<Void> ready() {
     return starting.thenCompose(Replicator::ready);
+  }
+
+  /** Whether this node leads the replication group now (always, in standalone once started). */
+  boolean isLeader() {
+    Replicator started = started();
+    return started instanceof RatisReplicator ratis ? ratis.isLeader() : isReady();
+  }
+
+  /** The replication group as this node sees it, once a Ratis store runs here. */
+  Optional<GroupStatus> groupStatus() {
+    return started() instanceof RatisReplicator ratis
+        ? Optional.of(ratis.groupStatus())
+        : Optional.empty();
   }
 
   /** Why the store could not start, or null. */

@@ -36,7 +36,8 @@ class ArchitectureTest {
     "io.sluice.server.namespace.http..",
     "io.sluice.server.auth.http..",
     "io.sluice.server.auth.grpc..",
-    "io.sluice.server.connection.."
+    "io.sluice.server.connection..",
+    "io.sluice.server.cluster.."
   };
 
   /**

@@ -70,9 +70,23 @@ public final class ConfigService {
     return validator.maxContentBytes();
   }
 
-  /** Everything stored under a key, or null. */
+  /** Everything stored under a key, or null, as this node has applied it (may lag in a cluster). */
   public ConfigItem find(ConfigKey key) {
     return readable().get(key);
+  }
+
+  /**
+   * Everything stored under a key, or null, linearizably: the answer holds every write acknowledged
+   * on any node before the call. Completes at once in standalone; in a cluster after a read
+   * barrier, and fails with a {@link ConfigException} ({@code UNAVAILABLE}) on a node cut off from
+   * the majority instead of answering with stale data.
+   */
+  public CompletableFuture<ConfigItem> read(ConfigKey key) {
+    CompletableFuture<Void> barrier = writes.readBarrier(ConfigException::new);
+    if (barrier.isDone() && !barrier.isCompletedExceptionally()) {
+      return CompletableFuture.completedFuture(readable().get(key));
+    }
+    return barrier.thenApply(ignored -> readable().get(key));
   }
 
   /** How many configs (with a formal version) each namespace holds; scans every config. */
@@ -174,9 +188,10 @@ public final class ConfigService {
   }
 
   /**
-   * The store, for a read. Every read of replicated state passes here: in a cluster, the barrier
-   * that makes a follower's read linearizable goes here (standalone, this node's applied state is
-   * the newest: a write is acknowledged once applied).
+   * The store, for a read. Every read of replicated state passes here. Reads that clients make of
+   * one config ({@link #read}) pass the read barrier first; scans, searches and long-poll checks
+   * read what this node has applied (in standalone that is the newest: a write is acknowledged once
+   * applied; in a cluster it may lag the leader by the replication delay).
    */
   private ConfigStore readable() {
     return store;

@@ -12,7 +12,10 @@ import io.sluice.server.protocol.http.RequestParams;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.ext.web.Router;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -24,11 +27,16 @@ import java.util.Map;
  *   <li>{@code GET /nacos/v2/core/loader/current}: connection id to client details.
  *   <li>{@code GET /nacos/v2/core/loader/reloadClient?connectionId=&redirectAddress=ip:port}:
  *       {@code success}, or 404 for an unknown connection, 400 for a malformed address.
+ *   <li>{@code GET /nacos/v2/core/loader/reloadCurrent?count=N&redirectAddress=ip:port}: asks N of
+ *       this node's clients (the newest connections) to reconnect, to the given node if any;
+ *       answers {@code success}. The cluster's {@code smartReloadCluster} calls it on each
+ *       overloaded node.
  * </ul>
  */
 public final class ConnectionRoutes implements HttpRoutes {
   static final String CURRENT_PATH = "/nacos/v2/core/loader/current";
   static final String RELOAD_PATH = "/nacos/v2/core/loader/reloadClient";
+  static final String RELOAD_CURRENT_PATH = "/nacos/v2/core/loader/reloadCurrent";
 
   private final ConnectionRegistry connections;
 
@@ -55,6 +63,56 @@ public final class ConnectionRoutes implements HttpRoutes {
     router
         .route(HttpMethod.GET, RELOAD_PATH)
         .handler(RequestParams.handler(0, ApiStyle.V1, this::reload));
+    router
+        .route(HttpMethod.GET, RELOAD_CURRENT_PATH)
+        .handler(RequestParams.handler(0, ApiStyle.V1, this::reloadCurrent));
+  }
+
+  private void reloadCurrent(HttpServerRequest request, HttpParams params) {
+    String countParam = params.required("count");
+    int count;
+    try {
+      count = Integer.parseInt(countParam.strip());
+    } catch (NumberFormatException e) {
+      throw HttpApiException.invalid("count must be a number");
+    }
+    if (count < 0) {
+      throw HttpApiException.invalid("count must not be negative");
+    }
+    String[] redirect = redirectOf(params);
+    List<Connection> newestFirst = new ArrayList<>();
+    for (Connection connection : connections.all()) {
+      if (!connection.resetRequested()) {
+        newestFirst.add(connection); // one already asked to leave is not asked again
+      }
+    }
+    newestFirst.sort(Comparator.comparingLong(Connection::connectedAtMillis).reversed());
+    for (Connection connection : newestFirst.subList(0, Math.min(count, newestFirst.size()))) {
+      connection.reset(redirect[0], redirect[1]);
+    }
+    HttpResponses.text(request.response(), 200, "success");
+  }
+
+  /** {@code redirectAddress} as {ip, port}, both "" when absent; 400 when malformed. */
+  private static String[] redirectOf(HttpParams params) {
+    String redirect = params.get("redirectAddress");
+    if (redirect == null || redirect.isBlank()) {
+      return new String[] {"", ""};
+    }
+    int colon = redirect.lastIndexOf(':');
+    if (colon <= 0 || colon == redirect.length() - 1) {
+      throw HttpApiException.invalid("redirectAddress must be ip:port");
+    }
+    String port = redirect.substring(colon + 1);
+    try {
+      int number = Integer.parseInt(port);
+      if (number < 1 || number > 65535) {
+        throw new NumberFormatException();
+      }
+    } catch (NumberFormatException e) {
+      throw HttpApiException.invalid("redirectAddress must be ip:port");
+    }
+    return new String[] {redirect.substring(0, colon), port};
   }
 
   private void current(HttpServerRequest request, HttpParams params) {
@@ -80,31 +138,13 @@ public final class ConnectionRoutes implements HttpRoutes {
     if (connectionId.isBlank()) {
       throw HttpApiException.missingParameter("connectionId");
     }
-    String serverIp = "";
-    String serverPort = "";
-    String redirect = params.get("redirectAddress");
-    if (redirect != null && !redirect.isBlank()) {
-      int colon = redirect.lastIndexOf(':');
-      if (colon <= 0 || colon == redirect.length() - 1) {
-        throw HttpApiException.invalid("redirectAddress must be ip:port");
-      }
-      serverIp = redirect.substring(0, colon);
-      serverPort = redirect.substring(colon + 1);
-      try {
-        int port = Integer.parseInt(serverPort);
-        if (port < 1 || port > 65535) {
-          throw new NumberFormatException();
-        }
-      } catch (NumberFormatException e) {
-        throw HttpApiException.invalid("redirectAddress must be ip:port");
-      }
-    }
+    String[] redirect = redirectOf(params);
     Connection connection = connections.get(connectionId);
     if (connection == null) {
       throw new HttpApiException(
           404, NacosErrorCode.RESOURCE_NOT_FOUND, "connection " + connectionId + " not found");
     }
-    connection.reset(serverIp, serverPort);
+    connection.reset(redirect[0], redirect[1]);
     HttpResponses.text(request.response(), 200, "success");
   }
 }

@@ -13,7 +13,8 @@ import java.util.concurrent.CompletableFuture;
  * The one way a feature writes its replicated state: a command goes into the replicated log and the
  * future completes with the state's typed outcome once the command is committed and applied on this
  * node (so the writer's next read here sees it). Every feature's door sends its writes through here
- * and nowhere else, which makes this the place where a follower will forward writes to the leader.
+ * and nowhere else; in a cluster the replicator behind it forwards a follower's writes to the
+ * leader, and {@link #readBarrier} makes a read on any node linearizable.
  *
  * <p>Failures of replication become the feature's own exception with a {@link Fault}: a command
  * above the size limit is {@link Fault#TOO_LARGE}, a full queue {@link Fault#OVERLOADED}, a store
@@ -85,6 +86,26 @@ public final class ReplicatedWrites {
               }
               return outcomes.cast(outcome);
             });
+  }
+
+  /**
+   * Completes once this node holds every write acknowledged anywhere before the call, so a read of
+   * the state after it is linearizable: at once in standalone; a ReadIndex round in a cluster.
+   * Fails with the feature's exception ({@link Fault#UNAVAILABLE}) on a node that cannot reach the
+   * majority, rather than let it serve stale data.
+   */
+  public CompletableFuture<Void> readBarrier(FeatureException.Factory failures) {
+    CompletableFuture<Void> barrier = replicator.readBarrier();
+    if (barrier == Replicator.NO_BARRIER) {
+      return barrier;
+    }
+    return barrier.handle(
+        (ignored, failure) -> {
+          if (failure != null) {
+            throw failures.create(faultOf(failure), messageOf(failure), failure);
+          }
+          return null;
+        });
   }
 
   /** Whether the store takes writes now (log replayed, this node leads). */

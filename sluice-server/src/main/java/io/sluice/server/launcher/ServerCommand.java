@@ -1,7 +1,9 @@
 package io.sluice.server.launcher;
 
+import io.sluice.server.ClusterMember;
 import io.sluice.server.ServerOptions;
 import io.sluice.server.SluiceServer;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -22,7 +24,8 @@ import picocli.CommandLine.Option;
     usageHelpWidth = 100,
     versionProvider = SluiceVersion.class,
     description = {
-      "Starts sluice-server in the foreground: standalone, data on local disk.",
+      "Starts sluice-server in the foreground, data on local disk: standalone, or one",
+      "node of a cluster (--cluster-conf or --peers).",
       "HTTP (Nacos Open API) on --port, Nacos gRPC on --port + 1000.",
       "Stop it with Ctrl-C."
     })
@@ -32,7 +35,7 @@ final class ServerCommand implements Callable<Integer> {
   @Option(
       names = "--port",
       paramLabel = "PORT",
-      description = "HTTP port; gRPC listens on PORT + 1000 (default: ${DEFAULT-VALUE}).")
+      description = "HTTP port; gRPC on PORT + 1000 (default: ${DEFAULT-VALUE}).")
   int port = ServerOptions.DEFAULT_HTTP_PORT;
 
   @Option(
@@ -46,6 +49,47 @@ final class ServerCommand implements Callable<Integer> {
       paramLabel = "DIR",
       description = "Where the durable store lives (default: ./${DEFAULT-VALUE}).")
   Path dataDir = ServerOptions.DEFAULT_DATA_DIR;
+
+  @Option(
+      names = "--cluster-conf",
+      paramLabel = "FILE",
+      description =
+          "Runs as one node of the cluster listed in FILE, Nacos's cluster.conf format: one"
+              + " ip[:port] a line (port 8848 when omitted), # comments. This node is the entry"
+              + " with --bind and --port. Without it (or --peers) the server is standalone.")
+  Path clusterConf;
+
+  @Option(
+      names = "--peers",
+      paramLabel = "LIST",
+      description =
+          "The cluster list inline, host:port,host:port,..., this node included (instead of"
+              + " --cluster-conf).")
+  String peers;
+
+  @Option(
+      names = "--raft-port-offset",
+      paramLabel = "N",
+      description =
+          "In a cluster, each node's Raft port is its HTTP port minus N (default: ${DEFAULT-VALUE},"
+              + " Nacos's convention).")
+  int raftPortOffset = ServerOptions.DEFAULT_RAFT_PORT_OFFSET;
+
+  @Option(
+      names = "--election-timeout-ms",
+      paramLabel = "MS",
+      description =
+          "In a cluster, the lower Raft election timeout (the upper is twice it; default 500)."
+              + " Shorter fails over faster but risks needless elections on a busy machine.")
+  Long electionTimeoutMillis;
+
+  @Option(
+      names = "--owner-timeout-ms",
+      paramLabel = "MS",
+      description =
+          "In a cluster, how long a node may be silent before the ephemeral instances its clients"
+              + " registered are removed on every node (default: 10000).")
+  Long ownerTimeoutMillis;
 
   @Option(
       names = "--auth",
@@ -170,8 +214,23 @@ final class ServerCommand implements Callable<Integer> {
             healthCheckPorts == null ? "1-65535" : healthCheckPorts,
             healthCheckAllowQuery);
       }
+      if (clusterConf != null && peers != null) {
+        throw new IllegalArgumentException("give the cluster list once: --cluster-conf or --peers");
+      }
+      if (clusterConf != null) {
+        builder.clusterMembers(ClusterMember.readClusterConf(clusterConf));
+      } else if (peers != null) {
+        builder.clusterMembers(ClusterMember.parseList(peers));
+      }
+      if (ownerTimeoutMillis != null) {
+        builder.ephemeralOwnerTimeout(Duration.ofMillis(ownerTimeoutMillis));
+      }
+      if (electionTimeoutMillis != null) {
+        builder.electionTimeout(Duration.ofMillis(electionTimeoutMillis));
+      }
       options =
           builder
+              .raftPortOffset(raftPortOffset)
               .httpPort(port)
               .bindAddress(bind)
               .dataDir(dataDir)
@@ -181,8 +240,14 @@ final class ServerCommand implements Callable<Integer> {
                       : insecureNoAuth ? ServerOptions.AuthMode.OFF : ServerOptions.AuthMode.AUTO)
               .initialAdminPassword(environment.apply("SLUICE_ADMIN_PASSWORD"))
               .build();
+      if (!options.standalone()) {
+        options.self();
+      }
     } catch (IllegalArgumentException e) {
       System.err.println("sluice server: " + e.getMessage());
+      return 2;
+    } catch (IOException e) {
+      System.err.println("sluice server: cannot read the cluster list " + clusterConf + ": " + e);
       return 2;
     }
     SluiceServer server;
@@ -234,14 +299,22 @@ final class ServerCommand implements Callable<Integer> {
                         Duration.between(start, Instant.now()).toMillis() / 1000.0))
             .orElse("");
     out.printf(
-        "sluice server ready%s: HTTP %s/nacos, gRPC %s:%d%s, data %s, auth %s%n",
+        "sluice server ready%s: HTTP %s/nacos, gRPC %s:%d%s, data %s, auth %s%s%n",
         since,
         server.httpAddress(),
         options.bindAddress(),
         server.httpPort() + ServerOptions.GRPC_PORT_OFFSET,
         options.tls() ? " (TLS)" : "",
         options.dataDir().toAbsolutePath().normalize(),
-        options.authEnabled() ? "on" : "off");
+        options.authEnabled() ? "on" : "off",
+        options.standalone()
+            ? ""
+            : String.format(
+                Locale.ROOT,
+                ", cluster of %d, Raft on %s:%d",
+                options.clusterMembers().size(),
+                options.bindAddress(),
+                options.raftPort()));
     out.flush();
   }
 

@@ -4,6 +4,10 @@ import io.sluice.server.clock.ServerClock;
 import io.sluice.server.feature.ReplicatedWrites;
 import io.sluice.server.naming.health.HealthProbe;
 import io.sluice.server.replication.ReplicatedState;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
@@ -24,6 +28,27 @@ public final class NamingFeature implements AutoCloseable {
   private final BeatMonitor beats;
   private final HealthChecker healthChecker;
   private final NamingService service;
+  private final EphemeralStore ephemeralStore;
+  private final EphemeralSync ephemeralSync;
+
+  /** What this node knows of the cluster, for dropping what dead nodes owned. */
+  public interface Membership {
+    boolean isLeader();
+
+    /** Every member's node id. */
+    Set<String> members();
+
+    /** On the leader: how long each follower has been silent, by node id (absent: unknown). */
+    Map<String, Long> silentMillis();
+  }
+
+  /**
+   * How a cluster node shares its ephemeral instances: its node id, this run's incarnation id (new
+   * at every start), how long the leader waits for a silent node before dropping what it owned, and
+   * where the membership comes from.
+   */
+  public record Cluster(
+      String selfNode, String incarnation, long ownerTimeoutMillis, Membership membership) {}
 
   /**
    * @param pushThread the one thread that pushes changes to subscribers
@@ -38,7 +63,16 @@ public final class NamingFeature implements AutoCloseable {
       long pushDelayMillis,
       int maxHeartbeatClients,
       HealthProbe probe) {
-    this(clock, writes, pushThread, pushDelayMillis, maxHeartbeatClients, probe, Long.MAX_VALUE);
+    this(
+        clock,
+        writes,
+        pushThread,
+        pushDelayMillis,
+        maxHeartbeatClients,
+        probe,
+        Long.MAX_VALUE,
+        Optional.empty(),
+        null);
   }
 
   /**
@@ -46,6 +80,8 @@ public final class NamingFeature implements AutoCloseable {
    *
    * @param maxInstanceMetadataBytes characters of metadata (keys and values) in total; a
    *     registration beyond is refused {@code OVERLOADED}
+   * @param cluster in a cluster, how this node shares its ephemeral instances; empty standalone
+   * @param scheduler where a cluster node reconciles its shared instances (unused standalone)
    */
   public NamingFeature(
       ServerClock clock,
@@ -54,7 +90,9 @@ public final class NamingFeature implements AutoCloseable {
       long pushDelayMillis,
       int maxHeartbeatClients,
       HealthProbe probe,
-      long maxInstanceMetadataBytes) {
+      long maxInstanceMetadataBytes,
+      Optional<Cluster> cluster,
+      ScheduledExecutorService scheduler) {
     this.registry = new ServiceRegistry(clock, maxInstanceMetadataBytes);
     NamingPushes pushes = new NamingPushes(registry, pushThread, pushDelayMillis);
     registry.onChange(pushes);
@@ -66,6 +104,23 @@ public final class NamingFeature implements AutoCloseable {
         new HealthChecker(
             registry, probe, HealthChecker.DEFAULT_MAX_IN_FLIGHT, HealthChecker.DEFAULT_FLIP_AFTER);
     this.service = new NamingService(registry, pushes, beats, writes);
+    if (cluster.isPresent()) {
+      Cluster c = cluster.get();
+      this.ephemeralStore = new EphemeralStore(registry, c.selfNode(), c.incarnation());
+      this.ephemeralSync =
+          new EphemeralSync(
+              registry,
+              ephemeralStore,
+              writes,
+              scheduler,
+              c.membership(),
+              c.selfNode(),
+              c.incarnation(),
+              c.ownerTimeoutMillis());
+    } else {
+      this.ephemeralStore = null;
+      this.ephemeralSync = null;
+    }
   }
 
   /**
@@ -75,6 +130,9 @@ public final class NamingFeature implements AutoCloseable {
   public void start(ScheduledExecutorService scheduler, long healthCheckIntervalMillis) {
     beats.start(scheduler, BeatMonitor.DEFAULT_SWEEP_MILLIS);
     healthChecker.start(scheduler, healthCheckIntervalMillis);
+    if (ephemeralSync != null) {
+      ephemeralSync.start();
+    }
     scheduler.scheduleWithFixedDelay(
         registry::forgetIdleRenderings,
         FORGET_RENDERINGS_SECONDS,
@@ -87,13 +145,19 @@ public final class NamingFeature implements AutoCloseable {
     return service;
   }
 
-  /** What the replicator applies naming commands to. */
-  public ReplicatedState state() {
-    return store;
+  /**
+   * What the replicator applies naming commands to: the persistent part, and in a cluster the
+   * ephemeral instances every node shares.
+   */
+  public List<ReplicatedState> states() {
+    return ephemeralStore == null ? List.of(store) : List.of(store, ephemeralStore);
   }
 
   @Override
   public void close() {
+    if (ephemeralSync != null) {
+      ephemeralSync.close();
+    }
     healthChecker.close();
   }
 }

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 
@@ -31,6 +32,12 @@ final class ServiceRegistry {
   private final Map<ServiceKey, Service> services = new ConcurrentHashMap<>();
   private final Map<String, Set<ServiceKey>> servicesByOwner = new ConcurrentHashMap<>();
   private volatile Consumer<ServiceKey> changes = key -> {};
+  private volatile BiConsumer<String, ServiceKey> localOwnerChanges = (owner, key) -> {};
+
+  /** Owners that are another node's ({@code @node/incarnation/owner}, see EphemeralStore). */
+  static boolean isRemoteOwner(String owner) {
+    return owner.startsWith("@");
+  }
 
   ServiceRegistry(ServerClock clock) {
     this(clock, Long.MAX_VALUE);
@@ -52,6 +59,19 @@ final class ServiceRegistry {
   /** Who hears of changes (the push dispatcher); set once while wiring the server. */
   void onChange(Consumer<ServiceKey> changes) {
     this.changes = changes;
+  }
+
+  /**
+   * Who hears that an owner on this node changed what it publishes in a service (in a cluster,
+   * {@link EphemeralSync}); set once while wiring the server. Not told of remote owners.
+   */
+  void onLocalOwnerChange(BiConsumer<String, ServiceKey> listener) {
+    this.localOwnerChanges = listener;
+  }
+
+  /** Every owner and the services it publishes in; a live view. */
+  Map<String, Set<ServiceKey>> ownerships() {
+    return servicesByOwner;
   }
 
   ServiceView view(ServiceKey key) {
@@ -120,6 +140,9 @@ final class ServiceRegistry {
     }
     if (changed.get()) {
       changes.accept(key);
+      if (!isRemoteOwner(owner)) {
+        localOwnerChanges.accept(owner, key);
+      }
     }
   }
 
@@ -185,6 +208,7 @@ final class ServiceRegistry {
   boolean updateEphemeral(
       ServiceKey key, String ip, int port, String cluster, UnaryOperator<Instance> change) {
     AtomicBoolean found = new AtomicBoolean();
+    List<String> touchedLocal = new ArrayList<>();
     // Inside compute, so an owner that goes away meanwhile is not brought back.
     mutate(
         key,
@@ -205,11 +229,19 @@ final class ServiceRegistry {
             }
             if (touched) {
               found.set(true);
-              changed |= s.publish(owner, updated, metadata);
+              if (s.publish(owner, updated, metadata)) {
+                changed = true;
+                if (!isRemoteOwner(owner)) {
+                  touchedLocal.add(owner);
+                }
+              }
             }
           }
           return changed;
         });
+    for (String owner : touchedLocal) {
+      localOwnerChanges.accept(owner, key);
+    }
     return found.get();
   }
 

@@ -4,8 +4,11 @@ import java.io.File;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.RaftConfigKeys;
+import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.retry.RetryPolicy;
 import org.apache.ratis.rpc.SupportedRpcType;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.util.SizeInBytes;
@@ -101,6 +104,22 @@ final class RatisProperties {
             Math.max(64L << 20, 2L * options.maxEntriesInFlight() * maxEntryBytes)));
     RaftServerConfigKeys.RetryCache.setExpiryTime(properties, TimeDuration.ONE_SECOND);
 
+    if (!options.standalone()) {
+      // A follower forwards a batch to the leader through a Ratis client, which resends it after
+      // a lost answer or to a new leader. Every peer fills the retry cache as it applies, so a
+      // resend is recognised as long as the cache outlives the client's retries (see
+      // forwardingClientProperties): one cache entry per batch, not per write.
+      RaftServerConfigKeys.RetryCache.setExpiryTime(
+          properties, TimeDuration.valueOf(30, TimeUnit.SECONDS));
+      // Read barriers are Ratis's ReadIndex (Raft paper 6.4): the leader confirms it still leads
+      // with one heartbeat round, the follower waits until it has applied that far.
+      RaftServerConfigKeys.Read.setOption(
+          properties, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
+      RaftServerConfigKeys.Read.setTimeout(properties, millis(options.requestTimeout().toMillis()));
+      RaftServerConfigKeys.Rpc.setRequestTimeout(
+          properties, millis(options.requestTimeout().toMillis()));
+    }
+
     // Threads: Ratis's pools default to dozens of cached threads; the whole server runs in ~200 MB
     // on 2 cores. Cached pools still grow under bursts, but to these bounds only.
     RaftServerConfigKeys.ThreadPool.setProxyCached(properties, true);
@@ -116,6 +135,38 @@ final class RatisProperties {
     // minute.
     RaftServerConfigKeys.setCloseThreshold(properties, TimeDuration.valueOf(10, TimeUnit.SECONDS));
     return properties;
+  }
+
+  /**
+   * Properties of the client a follower forwards writes through: each attempt bounded by the
+   * election timeout (a leader that does not answer by then is being replaced), a few attempts, all
+   * well inside the retry cache's 30 s, so a resend is never applied twice.
+   */
+  static RaftProperties forwardingClientProperties(ReplicationOptions options) {
+    RaftProperties properties = new RaftProperties();
+    RaftConfigKeys.Rpc.setType(properties, SupportedRpcType.GRPC);
+    RaftClientConfigKeys.Rpc.setRequestTimeout(
+        properties, millis(options.electionTimeoutMax().toMillis()));
+    // An ordered client's first request is otherwise a "dummy" watch that everything behind it
+    // waits for, up to the watch timeout (10 s), when the leader it was aimed at is gone.
+    RaftClientConfigKeys.Async.Experimental.setSendDummyRequest(properties, false);
+    RaftClientConfigKeys.Rpc.setWatchRequestTimeout(
+        properties, millis(options.requestTimeout().toMillis()));
+    RaftClientConfigKeys.Async.setOutstandingRequestsMax(
+        properties, Math.max(16, 4 * options.maxEntriesInFlight()));
+    GrpcConfigKeys.setMessageSizeMax(
+        properties,
+        SizeInBytes.valueOf(
+            2
+                * (Math.max(options.maxBatchBytes(), options.maxCommandBytes())
+                    + ENTRY_OVERHEAD_BYTES)));
+    return properties;
+  }
+
+  /** Attempts of one forwarded batch: enough to ride out an election, bounded in time. */
+  static RetryPolicy forwardingRetryPolicy(ReplicationOptions options) {
+    return RetryPolicies.retryUpToMaximumCountWithFixedSleep(
+        8, millis(Math.max(50, options.electionTimeoutMin().toMillis() / 4)));
   }
 
   /** The directory Ratis keeps a group's log and state machine files in. */

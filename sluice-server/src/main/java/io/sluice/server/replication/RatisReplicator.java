@@ -11,6 +11,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -23,6 +24,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.Message;
@@ -77,9 +79,15 @@ import org.slf4j.LoggerFactory;
  * off and why is in {@link RatisProperties}. Snapshots are written with temp file, fsync, atomic
  * rename and directory fsync ({@link SnapshotFile}).
  *
- * <p><b>Cluster.</b> Several peers form one group and the leader takes writes. Followers apply the
- * log but do not forward writes: on a follower {@link #isReady()} is false and {@link #submit}
- * fails with {@link ReplicatorNotReadyException}.
+ * <p><b>Cluster.</b> Several peers form one group. Any peer takes writes: the leader proposes its
+ * batches in-process; a follower batches the same way and forwards each batch to the leader through
+ * a Ratis client (which follows a leader change and resends; the retry cache, filled on every peer
+ * as it applies, keeps a resend from being applied twice). The batch carries the follower's
+ * proposer id, so the outcomes are handed back when the follower itself applies the entry: a write
+ * is acknowledged after commit and apply on the node that answers. A follower that cannot reach a
+ * leader within {@code requestTimeout} fails the write with {@link ReplicatorNotReadyException}
+ * (outcome unknown: the leader may still commit it). {@link #readBarrier()} is Ratis's ReadIndex,
+ * for linearizable reads on any peer.
  */
 public final class RatisReplicator implements Replicator, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(RatisReplicator.class);
@@ -106,6 +114,25 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
   /** True while this node leads and has applied the whole log; written by Ratis threads. */
   private volatile boolean leaderReady;
 
+  /** This node's member of the group, once started: what it knows of roles and the leader. */
+  private volatile RaftServer.Division division;
+
+  /** A follower's way to the leader; created on first use, closed with the replicator. */
+  private volatile RaftClient forwardingClient;
+
+  private final ReadBarriers readBarriers;
+
+  /**
+   * In a cluster, where read barriers start and commit carriers are sent from; Ratis's submit
+   * blocks its caller, so neither may run on an event loop or a Ratis thread.
+   */
+  private final Executor clusterExecutor;
+
+  /** An empty entry whose only use is to carry the leader's commit index to the followers. */
+  private static final byte[] COMMIT_CARRIER = CommandBatch.encode(0L, 0L, List.of());
+
+  private final AtomicBoolean carrierInFlight = new AtomicBoolean();
+
   private volatile RaftServer server;
 
   private RatisReplicator(ReplicationOptions options, List<ReplicatedState> states) {
@@ -121,6 +148,9 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
         options.proposerExecutor().orElseGet(() -> own(owned, "sluice-replication-proposer"));
     this.completionExecutor =
         options.completionExecutor().orElseGet(() -> own(owned, "sluice-replication-completer"));
+    this.clusterExecutor =
+        options.standalone() ? Runnable::run : own(owned, "sluice-replication-cluster");
+    this.readBarriers = new ReadBarriers(this::startReadBarrier, clusterExecutor);
     this.ownedExecutors = List.copyOf(owned);
     // Random per instance: batches replayed from an earlier run, or proposed by another peer, never
     // match, so their outcomes are not routed to anyone here.
@@ -152,6 +182,18 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
               @Override
               public void onNotLeader() {
                 leaderReady = false;
+              }
+
+              @Override
+              public void onLeaderChanged(RaftPeerId leaderId) {
+                if (leaderId != null) {
+                  markFollowing(leaderId);
+                }
+              }
+
+              @Override
+              public void onEntryApplied(int commands) {
+                maySendCommitCarrier(commands);
               }
             });
   }
@@ -212,19 +254,185 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
                   + " bytes exceeds the limit of "
                   + options.maxCommandBytes()));
     }
-    if (!leaderReady) {
+    // In a cluster that has had a leader, a write waits out an election (up to the request
+    // timeout, in the forwarding path) rather than failing at once: clients see latency, not an
+    // error, when the leader changes.
+    boolean waitsForLeader = !options.standalone() && firstReady.isDone();
+    if (!leadsNow() && knownLeader() == null && !waitsForLeader) {
       return CompletableFuture.failedFuture(
           new ReplicatorNotReadyException(
-              firstReady.isDone()
-                  ? "this node is not the leader of the replication group"
-                  : "replicator is still starting (log replay and election)"));
+              !firstReady.isDone()
+                  ? "replicator is still starting (log replay and election)"
+                  : "this node is not the leader of the replication group"));
     }
     return proposer.submit(name, command);
   }
 
+  /**
+   * Standalone: this node leads and has applied the log. Cluster: this node has replayed its log
+   * and joined the cluster once (it has known a leader); it stays ready through later elections,
+   * during which writes wait for the new leader and reads refuse with their own clear error.
+   */
   @Override
   public boolean isReady() {
-    return leaderReady && !closed.get();
+    if (closed.get()) {
+      return false;
+    }
+    return options.standalone() ? leaderReady : firstReady.isDone();
+  }
+
+  /** Whether this node is the leader now and has applied the whole log. */
+  public boolean isLeader() {
+    return leadsNow() && !closed.get();
+  }
+
+  /** The id of the leader this node knows of (itself included), or empty. */
+  public Optional<String> leaderId() {
+    RaftPeerId leader = knownLeader();
+    return leader == null ? Optional.empty() : Optional.of(leader.toString());
+  }
+
+  /**
+   * Leads and has applied the whole log. In a cluster, asked of Ratis itself rather than tracked
+   * from its notices: a leader that steps down and one that applies its first entry of the term are
+   * reported on different threads, and their order is not guaranteed.
+   */
+  private boolean leadsNow() {
+    if (options.standalone()) {
+      return leaderReady;
+    }
+    RaftServer.Division member = division;
+    return member != null && member.getInfo().isLeader() && member.getInfo().isLeaderReady();
+  }
+
+  /** The leader this node knows of, itself included, or null. */
+  private RaftPeerId knownLeader() {
+    if (options.standalone()) {
+      return leaderReady ? selfId : null;
+    }
+    RaftServer.Division member = division;
+    return member == null ? null : member.getInfo().getLeaderId();
+  }
+
+  /** The group as this node sees it now (see {@link GroupStatus} for what a follower knows). */
+  public GroupStatus groupStatus() {
+    Map<String, Long> followerSilenceMillis = new HashMap<>();
+    long term = 0;
+    RaftServer raft = server;
+    if (raft != null && !closed.get()) {
+      try {
+        var info = raft.getDivision(groupId).getInfo();
+        term = info.getCurrentTerm();
+        var role = info.getRoleInfoProto();
+        if (role.hasLeaderInfo()) {
+          for (var follower : role.getLeaderInfo().getFollowerInfoList()) {
+            followerSilenceMillis.put(
+                follower.getId().getId().toStringUtf8(), follower.getLastRpcElapsedTimeMs());
+          }
+        }
+      } catch (IOException | RuntimeException e) {
+        // Closed or not started: nothing is known beyond the configuration.
+      }
+    }
+    Optional<String> leader = leaderId();
+    long downAfterMillis = 2 * options.electionTimeoutMax().toMillis();
+    List<GroupStatus.Peer> peers = new ArrayList<>();
+    for (ReplicationPeer peer : options.peers()) {
+      boolean isLeader = leader.isPresent() && leader.get().equals(peer.id());
+      GroupStatus.Reachability reachability;
+      if (peer.id().equals(selfId.toString()) || isLeader) {
+        reachability = GroupStatus.Reachability.UP;
+      } else if (followerSilenceMillis.containsKey(peer.id())) {
+        reachability =
+            followerSilenceMillis.get(peer.id()) <= downAfterMillis
+                ? GroupStatus.Reachability.UP
+                : GroupStatus.Reachability.DOWN;
+      } else {
+        reachability = GroupStatus.Reachability.UNKNOWN;
+      }
+      peers.add(
+          new GroupStatus.Peer(
+              peer.id(),
+              peer.address(),
+              isLeader,
+              reachability,
+              followerSilenceMillis.getOrDefault(peer.id(), -1L)));
+    }
+    var applied = stateMachine.getLastAppliedTermIndex();
+    return new GroupStatus(
+        selfId.toString(),
+        leader,
+        term,
+        applied == null ? RaftLog.INVALID_LOG_INDEX : applied.getIndex(),
+        List.copyOf(peers));
+  }
+
+  /**
+   * Completes once this node's state holds every write acknowledged anywhere before the call:
+   * Ratis's ReadIndex (the leader confirms it still leads with a heartbeat round and names its
+   * commit index; this node waits until it has applied that far). At once in standalone, where
+   * every acknowledged write was applied here first. Concurrent callers share barriers: a caller
+   * joins the next barrier to start, never one already in flight, which may predate its write.
+   * Fails with {@link ReplicatorNotReadyException} when no leader confirms within {@code
+   * requestTimeout} (a node cut off from the majority).
+   */
+  @Override
+  public CompletableFuture<Void> readBarrier() {
+    if (options.standalone()) {
+      return Replicator.NO_BARRIER;
+    }
+    if (closed.get()) {
+      return CompletableFuture.failedFuture(new ReplicatorClosedException("replicator is closed"));
+    }
+    if (knownLeader() == null) {
+      return CompletableFuture.failedFuture(new ReplicatorNotReadyException(noLeaderMessage()));
+    }
+    return readBarriers.join();
+  }
+
+  private CompletableFuture<Void> startReadBarrier() {
+    RaftServer raft = server;
+    if (raft == null) {
+      return CompletableFuture.failedFuture(new ReplicatorNotReadyException("not started"));
+    }
+    RaftClientRequest request =
+        RaftClientRequest.newBuilder()
+            .setClientId(clientId)
+            .setServerId(selfId)
+            .setGroupId(groupId)
+            .setCallId(nextAdminCallId.getAndIncrement())
+            .setMessage(Message.EMPTY)
+            .setType(RaftClientRequest.readRequestType())
+            .build();
+    try {
+      return raft.submitClientRequestAsync(request)
+          .orTimeout(options.requestTimeout().toMillis(), TimeUnit.MILLISECONDS)
+          .handle(
+              (reply, failure) -> {
+                Throwable cause = failure != null ? failure : reply.getException();
+                if (cause == null && reply.isSuccess()) {
+                  return null;
+                }
+                throw new CompletionException(
+                    new ReplicatorNotReadyException(
+                        "no leader confirmed a linearizable read within "
+                            + options.requestTimeout().toMillis()
+                            + " ms ("
+                            + noLeaderMessage()
+                            + ")",
+                        cause));
+              });
+    } catch (IOException e) {
+      return CompletableFuture.failedFuture(translateFailure(e));
+    }
+  }
+
+  private String noLeaderMessage() {
+    return "this node ("
+        + selfId
+        + ") knows no leader of the cluster: it cannot reach a majority of the "
+        + options.peers().size()
+        + " peers, or an election is under way";
   }
 
   @Override
@@ -324,6 +532,17 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
     } catch (ExecutionException e) {
       throw new IllegalStateException("cannot happen: the drain future never fails", e);
     }
+    RaftClient client;
+    synchronized (this) {
+      client = forwardingClient;
+    }
+    if (client != null) {
+      try {
+        client.close();
+      } catch (IOException | RuntimeException e) {
+        log.debug("closing the forwarding client failed", e);
+      }
+    }
     RaftServer raft = server;
     if (raft != null) {
       try {
@@ -350,11 +569,7 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
 
   private void startServer() throws IOException {
     RaftProperties properties = RatisProperties.from(options);
-    List<RaftPeer> peers = new ArrayList<>();
-    for (ReplicationPeer peer : options.peers()) {
-      peers.add(RaftPeer.newBuilder().setId(peer.id()).setAddress(peer.address()).build());
-    }
-    RaftGroup group = RaftGroup.valueOf(groupId, peers);
+    RaftGroup group = RaftGroup.valueOf(groupId, raftPeers());
     boolean existing =
         RatisProperties.groupDirectory(options, groupId.getUuid().toString()).isDirectory();
     server =
@@ -367,6 +582,7 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
                 existing ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
             .build();
     server.start();
+    division = server.getDivision(groupId);
     checkLogReachesSnapshot();
   }
 
@@ -394,6 +610,11 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
   }
 
   private CompletableFuture<RaftClientReply> propose(long sequence, byte[] entry) {
+    if (!options.standalone() && !leadsNow()) {
+      // A follower, a node between leaders, or a leader still applying earlier terms (its own
+      // server answers "not ready" and the client retries until it is).
+      return forward(entry);
+    }
     RaftClientRequest request =
         RaftClientRequest.newBuilder()
             .setClientId(clientId)
@@ -421,6 +642,154 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
     }
   }
 
+  /**
+   * Sends a batch to the leader and completes once this node has applied it too, so the outcome
+   * routed to the proposer (by the batch's proposer id) comes from this node's own state.
+   */
+  private CompletableFuture<RaftClientReply> forward(byte[] entry) {
+    RaftClient client;
+    try {
+      client = forwardingClient();
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(translateFailure(e));
+    }
+    long timeoutMillis = options.requestTimeout().toMillis();
+    return client
+        .async()
+        .send(Message.valueOf(UnsafeByteOperations.unsafeWrap(entry)))
+        .thenCompose(
+            reply -> {
+              if (!reply.isSuccess()) {
+                throw new CompletionException(reply.getException());
+              }
+              return stateMachine.awaitApplied(reply.getLogIndex()).thenApply(applied -> reply);
+            })
+        .orTimeout(timeoutMillis, TimeUnit.MILLISECONDS)
+        .exceptionally(
+            failure -> {
+              Throwable cause = rootCause(failure);
+              if (cause instanceof TimeoutException) {
+                throw new CompletionException(
+                    new ReplicatorNotReadyException(
+                        "the leader did not take the write within "
+                            + timeoutMillis
+                            + " ms; outcome unknown ("
+                            + noLeaderMessage()
+                            + ")",
+                        cause));
+              }
+              throw new CompletionException(cause);
+            });
+  }
+
+  /**
+   * The client forwards go through, aimed at the leader this node's Raft member knows of. The
+   * member learns of a new leader from the heartbeats within an election; a client left aimed at a
+   * dead leader would instead spend its attempts on it. So when the two differ, the client is
+   * replaced (what was in flight on the old one fails: outcome unknown).
+   */
+  private RaftClient forwardingClient() {
+    RaftPeerId leader = knownLeader();
+    RaftClient client = forwardingClient;
+    if (client != null && (leader == null || leader.equals(client.getLeaderId()))) {
+      return client;
+    }
+    RaftClient replaced = null;
+    synchronized (this) {
+      if (closed.get()) {
+        throw new ReplicatorClosedException("replicator is closed");
+      }
+      client = forwardingClient;
+      if (client == null || (leader != null && !leader.equals(client.getLeaderId()))) {
+        replaced = client;
+        client =
+            RaftClient.newBuilder()
+                .setClientId(ClientId.randomId())
+                .setRaftGroup(RaftGroup.valueOf(groupId, raftPeers()))
+                .setLeaderId(leader)
+                .setProperties(RatisProperties.forwardingClientProperties(options))
+                .setRetryPolicy(RatisProperties.forwardingRetryPolicy(options))
+                .build();
+        forwardingClient = client;
+      }
+    }
+    if (replaced != null) {
+      try {
+        replaced.close();
+      } catch (IOException | RuntimeException e) {
+        log.debug("closing the forwarding client of an earlier leader failed", e);
+      }
+    }
+    return client;
+  }
+
+  private List<RaftPeer> raftPeers() {
+    List<RaftPeer> peers = new ArrayList<>();
+    for (ReplicationPeer peer : options.peers()) {
+      peers.add(RaftPeer.newBuilder().setId(peer.id()).setAddress(peer.address()).build());
+    }
+    return peers;
+  }
+
+  /**
+   * A follower learns that an entry committed from the leader's next append, and Ratis sends an
+   * append only for new entries or on the heartbeat (half the lower election timeout, 250 ms by
+   * default). So after a lone write, followers would apply it — and a write forwarded by a follower
+   * would be acknowledged, and ephemeral instances would reach other nodes' subscribers — only at
+   * the next heartbeat. The leader therefore follows an applied entry that nothing else follows
+   * with an empty one, whose append carries the commit index at once. One at a time, and none while
+   * local writes are queued (their entry carries it): under load it costs nothing, when idle one
+   * small entry per write.
+   */
+  private void maySendCommitCarrier(int commands) {
+    if (commands == 0
+        || options.standalone()
+        || proposer.hasQueued()
+        || !leadsNow()
+        || !carrierInFlight.compareAndSet(false, true)) {
+      return;
+    }
+    try {
+      clusterExecutor.execute(this::sendCommitCarrier);
+    } catch (RuntimeException e) {
+      carrierInFlight.set(false);
+    }
+  }
+
+  private void sendCommitCarrier() {
+    RaftServer raft = server;
+    if (raft == null || closed.get()) {
+      carrierInFlight.set(false);
+      return;
+    }
+    RaftClientRequest request =
+        RaftClientRequest.newBuilder()
+            .setClientId(clientId)
+            .setServerId(selfId)
+            .setGroupId(groupId)
+            .setCallId(nextAdminCallId.getAndIncrement())
+            .setMessage(Message.valueOf(UnsafeByteOperations.unsafeWrap(COMMIT_CARRIER)))
+            .setType(RaftClientRequest.writeRequestType())
+            .build();
+    try {
+      raft.submitClientRequestAsync(request).whenComplete((reply, e) -> carrierInFlight.set(false));
+    } catch (IOException | RuntimeException e) {
+      carrierInFlight.set(false);
+    }
+  }
+
+  private void markFollowing(RaftPeerId leaderId) {
+    if (closed.get()) {
+      return;
+    }
+    log.debug("following {} in {}", leaderId, groupId);
+    try {
+      completionExecutor.execute(() -> firstReady.complete(null));
+    } catch (RuntimeException e) {
+      firstReady.complete(null);
+    }
+  }
+
   private void markLeaderReady() {
     if (closed.get()) {
       return;
@@ -436,11 +805,7 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
   }
 
   static ReplicationException translateFailure(Throwable failure) {
-    Throwable cause = failure;
-    while ((cause instanceof CompletionException || cause instanceof ExecutionException)
-        && cause.getCause() != null) {
-      cause = cause.getCause();
-    }
+    Throwable cause = rootCause(failure);
     if (cause instanceof ReplicationException replication) {
       return replication;
     }
@@ -458,6 +823,15 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
           "replication stopped before the command was acknowledged; outcome unknown");
     }
     return new ReplicationException("replication failed; outcome unknown: " + cause, cause);
+  }
+
+  private static Throwable rootCause(Throwable failure) {
+    Throwable cause = failure;
+    while ((cause instanceof CompletionException || cause instanceof ExecutionException)
+        && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    return cause;
   }
 
   private static void validateStates(List<ReplicatedState> states) {

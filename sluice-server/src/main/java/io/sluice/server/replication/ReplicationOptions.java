@@ -86,6 +86,14 @@ public final class ReplicationOptions {
 
   public static final Duration DEFAULT_CLUSTER_ELECTION_TIMEOUT_MAX = Duration.ofMillis(1000);
 
+  /**
+   * How long a follower waits for the leader to take a forwarded write, or to confirm a read
+   * barrier, before it answers "unavailable". Below the official client's 3 s request timeout, so
+   * the client sees our error rather than its own timeout; above two election timeouts, so a write
+   * sent while a new leader is being elected still gets through.
+   */
+  public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofMillis(2500);
+
   private final Path dataDir;
   private final ReplicationPeer self;
   private final List<ReplicationPeer> peers;
@@ -101,6 +109,7 @@ public final class ReplicationOptions {
   private final long logSegmentBytes;
   private final Duration electionTimeoutMin;
   private final Duration electionTimeoutMax;
+  private final Duration requestTimeout;
   private final Executor proposerExecutor;
   private final Executor completionExecutor;
 
@@ -153,6 +162,7 @@ public final class ReplicationOptions {
               + electionTimeoutMin
               + ")");
     }
+    this.requestTimeout = builder.requestTimeout;
     this.proposerExecutor = builder.proposerExecutor;
     this.completionExecutor = builder.completionExecutor;
   }
@@ -228,6 +238,11 @@ public final class ReplicationOptions {
     return electionTimeoutMax;
   }
 
+  /** How long a follower waits for the leader (forwarded writes, read barriers). */
+  public Duration requestTimeout() {
+    return requestTimeout;
+  }
+
   /** Runs the group-commit loop; empty means a thread owned by the replicator. */
   public Optional<Executor> proposerExecutor() {
     return Optional.ofNullable(proposerExecutor);
@@ -273,6 +288,7 @@ public final class ReplicationOptions {
     private long logSegmentBytes = DEFAULT_LOG_SEGMENT_BYTES;
     private Duration electionTimeoutMin;
     private Duration electionTimeoutMax;
+    private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
     private Executor proposerExecutor;
     private Executor completionExecutor;
 
@@ -366,6 +382,17 @@ public final class ReplicationOptions {
       }
       this.electionTimeoutMin = min;
       this.electionTimeoutMax = max;
+      return this;
+    }
+
+    /** How long a follower waits for the leader to take a write or confirm a read barrier. */
+    public Builder requestTimeout(Duration timeout) {
+      Objects.requireNonNull(timeout, "timeout");
+      if (timeout.toMillis() < 10) {
+        throw new IllegalArgumentException(
+            "request timeout must be at least 10 ms, was " + timeout);
+      }
+      this.requestTimeout = timeout;
       return this;
     }
 

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentSkipListMap;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
 import org.apache.ratis.protocol.Message;
@@ -59,6 +60,12 @@ final class ReplicationStateMachine extends BaseStateMachine {
 
     /** This node no longer leads (another leader, no leader, or shutting down). */
     void onNotLeader();
+
+    /** Another peer leads now ({@code leaderId}), or none is known ({@code null}). */
+    void onLeaderChanged(RaftPeerId leaderId);
+
+    /** An entry of {@code commands} commands (any proposer's) was applied; on the apply thread. */
+    void onEntryApplied(int commands);
   }
 
   private final RaftPeerId selfId;
@@ -68,6 +75,14 @@ final class ReplicationStateMachine extends BaseStateMachine {
   private final long localProposerId;
   private final Listener listener;
   private final SnapshotDirectory snapshots = new SnapshotDirectory();
+
+  /**
+   * Futures waiting for this node to apply up to an index (a follower's forwarded writes), by
+   * index. Added by any thread, completed by the apply thread; bounded by the forwarded entries in
+   * flight, since each waiter also times out.
+   */
+  private final ConcurrentSkipListMap<Long, CompletableFuture<Void>> appliedWaiters =
+      new ConcurrentSkipListMap<>();
 
   /** Names of unknown states already warned about; touched only by the apply thread. */
   private final Set<String> unknownStatesReported = new HashSet<>();
@@ -144,6 +159,52 @@ final class ReplicationStateMachine extends BaseStateMachine {
   }
 
   @Override
+  protected boolean updateLastAppliedTermIndex(long term, long index) {
+    boolean updated = super.updateLastAppliedTermIndex(term, index);
+    // Every path that advances the index passes here: applied batches, and configuration and
+    // no-op entries (through notifyTermIndexUpdated).
+    completeAppliedWaiters(index);
+    return updated;
+  }
+
+  /**
+   * A read barrier's query: the read itself happens in the feature's memory once Ratis has seen
+   * this node apply up to the read index, so there is nothing to return.
+   */
+  @Override
+  public CompletableFuture<Message> query(Message request) {
+    return APPLIED;
+  }
+
+  /** Completes once this node has applied the entry at {@code index} (at once if it has). */
+  CompletableFuture<Void> awaitApplied(long index) {
+    TermIndex applied = getLastAppliedTermIndex();
+    if (applied != null && applied.getIndex() >= index) {
+      return CompletableFuture.completedFuture(null);
+    }
+    CompletableFuture<Void> waiter =
+        appliedWaiters.computeIfAbsent(index, i -> new CompletableFuture<>());
+    // The apply thread may have passed the index between the check and the registration.
+    applied = getLastAppliedTermIndex();
+    if (applied != null && applied.getIndex() >= index) {
+      completeAppliedWaiters(applied.getIndex());
+    }
+    return waiter;
+  }
+
+  private void completeAppliedWaiters(long index) {
+    if (appliedWaiters.isEmpty()) {
+      return;
+    }
+    for (Map.Entry<Long, CompletableFuture<Void>> waiter;
+        (waiter = appliedWaiters.firstEntry()) != null && waiter.getKey() <= index; ) {
+      if (appliedWaiters.remove(waiter.getKey(), waiter.getValue())) {
+        waiter.getValue().complete(null);
+      }
+    }
+  }
+
+  @Override
   public long takeSnapshot() throws IOException {
     if (snapshotsRefused) {
       log.warn("not writing a snapshot: the states are incomplete (see the start-up error)");
@@ -184,6 +245,9 @@ final class ReplicationStateMachine extends BaseStateMachine {
     // Losing leadership is reported by notifyNotLeader, or by another peer becoming leader.
     if (newLeaderId != null && !selfId.equals(newLeaderId)) {
       listener.onNotLeader();
+    }
+    if (!selfId.equals(newLeaderId)) {
+      listener.onLeaderChanged(newLeaderId);
     }
   }
 
@@ -243,6 +307,7 @@ final class ReplicationStateMachine extends BaseStateMachine {
     if (local) {
       listener.onApplied(batch.proposerId(), batch.sequence(), outcomes);
     }
+    listener.onEntryApplied(position);
   }
 
   private Object applyCommand(ByteBuffer stateName, ByteBuffer command, long index) {
@@ -305,6 +370,7 @@ final class ReplicationStateMachine extends BaseStateMachine {
       SnapshotFile.load(candidate.file(), statesByName);
       snapshots.setLatest(candidate);
       setLastAppliedTermIndex(TermIndex.valueOf(position.term(), position.index()));
+      completeAppliedWaiters(position.index());
       loadedSnapshotIndex = position.index();
       log.debug("loaded snapshot {}", candidate.file());
       return;

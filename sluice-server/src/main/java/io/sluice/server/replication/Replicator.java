@@ -11,6 +11,9 @@ import java.util.concurrent.CompletableFuture;
  * write (read-your-writes).
  */
 public interface Replicator {
+  /** The barrier of a replicator whose applied state is always the newest (standalone). */
+  CompletableFuture<Void> NO_BARRIER = CompletableFuture.completedFuture(null);
+
   /**
    * Submits a command for the named state. Never blocks and never throws for a runtime condition:
    * every failure arrives through the future, as {@link ReplicatorOverloadedException} (too many
@@ -27,4 +30,14 @@ public interface Replicator {
 
   /** Completes the first time the replicator becomes ready; fails if it is closed before. */
   CompletableFuture<Void> ready();
+
+  /**
+   * Completes once this node's state holds every write acknowledged (on any node) before the call,
+   * so a read that follows is linearizable; fails with {@link ReplicatorNotReadyException} when
+   * that cannot be established (no leader reachable). The default is for replicators whose local
+   * state is always the newest: one node, writes acknowledged after they are applied here.
+   */
+  default CompletableFuture<Void> readBarrier() {
+    return NO_BARRIER;
+  }
 }

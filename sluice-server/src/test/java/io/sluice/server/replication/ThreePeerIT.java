@@ -1,7 +1,6 @@
 package io.sluice.server.replication;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
@@ -18,8 +17,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Three peers in one JVM on loopback over Ratis's gRPC transport: the leader takes writes, every
- * peer applies them, and when the leader goes away another takes over with nothing lost.
+ * Three peers in one JVM on loopback over Ratis's gRPC transport: any peer takes writes (a follower
+ * forwards them), every peer applies them, and when the leader goes away another takes over with
+ * nothing lost.
  */
 class ThreePeerIT {
   private static final Duration PATIENCE = Duration.ofSeconds(60);
@@ -51,17 +51,22 @@ class ThreePeerIT {
     int leader = awaitLeader(-1);
     System.out.println("first leader: " + peers.get(leader));
     int follower = (leader + 1) % 3;
-    assertThat(replicators[follower].isReady()).isFalse();
-    assertThatThrownBy(() -> replicators[follower].submit("kv", KeyValueState.put("x", "1")).join())
-        .as("followers do not forward writes")
-        .hasCauseInstanceOf(ReplicatorNotReadyException.class);
+    assertThat(replicators[follower].isLeader()).isFalse();
+    // A follower forwards to the leader and acknowledges once applied here too.
+    replicators[follower].submit("kv", KeyValueState.put("x", "1")).get(30, TimeUnit.SECONDS);
+    assertThat(states[follower].get("x")).as("read-your-writes on the follower").isEqualTo("1");
+    replicators[follower].readBarrier().get(30, TimeUnit.SECONDS);
+    replicators[(leader + 2) % 3].readBarrier().get(30, TimeUnit.SECONDS);
+    assertThat(states[(leader + 2) % 3].get("x"))
+        .as("after a read barrier, the other follower has it too")
+        .isEqualTo("1");
 
     java.lang.management.ThreadMXBean threads =
         java.lang.management.ManagementFactory.getThreadMXBean();
     long threadsStarted = threads.getTotalStartedThreadCount();
     long began = System.nanoTime();
     writeKeys(replicators[leader], "first", 200);
-    awaitKeysEverywhere(200, -1);
+    awaitKeysEverywhere(201, -1);
     System.out.printf(
         "three peers in one JVM: %d threads live, %d started while replicating 200 writes in %d ms%n",
         threads.getThreadCount(),
@@ -74,10 +79,10 @@ class ThreePeerIT {
     System.out.println(
         "new leader after closing " + peers.get(leader) + ": " + peers.get(newLeader));
     writeKeys(replicators[newLeader], "second", 200);
-    awaitKeysEverywhere(400, leader);
+    awaitKeysEverywhere(401, leader);
 
     start(leader); // the old leader comes back as a follower and catches up
-    awaitKeysEverywhere(400, -1);
+    awaitKeysEverywhere(401, -1);
     assertThat(states[leader].get("second-199")).isEqualTo("v199");
   }
 
@@ -133,7 +138,7 @@ class ThreePeerIT {
         .until(
             () -> {
               for (int i = 0; i < 3; i++) {
-                if (i != excluded && replicators[i] != null && replicators[i].isReady()) {
+                if (i != excluded && replicators[i] != null && replicators[i].isLeader()) {
                   leader[0] = i;
                   return true;
                 }

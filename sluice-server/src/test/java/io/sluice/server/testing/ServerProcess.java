@@ -57,6 +57,29 @@ public final class ServerProcess implements AutoCloseable {
     return server;
   }
 
+  /**
+   * Starts {@code sluice server} with {@code serverArguments} after the port and data directory,
+   * and returns at once (a cluster node says it is ready only once a leader is elected, which needs
+   * the other nodes): wait with {@link #awaitOutput}.
+   */
+  public static ServerProcess launch(
+      int httpPort, Path dataDir, List<String> serverArguments, String... jvmOptions)
+      throws IOException {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(List.of(jvmOptions));
+    command.add("-cp");
+    command.add(System.getProperty("java.class.path"));
+    command.add("io.sluice.server.launcher.SluiceCommand");
+    command.add("server");
+    command.add("--port");
+    command.add(Integer.toString(httpPort));
+    command.add("--data-dir");
+    command.add(dataDir.toString());
+    command.addAll(serverArguments);
+    return new ServerProcess(new ProcessBuilder(command).redirectErrorStream(true).start());
+  }
+
   public String awaitOutput(String prefix, int seconds) throws InterruptedException {
     return output.awaitLine(prefix, seconds);
   }
@@ -85,6 +108,27 @@ public final class ServerProcess implements AutoCloseable {
 
   public List<String> output() {
     return output.lines();
+  }
+
+  public boolean isAlive() {
+    return process.isAlive();
+  }
+
+  /** SIGSTOP: the process freezes as a hung or partitioned machine would, sockets left open. */
+  public void pause() throws IOException, InterruptedException {
+    signal("STOP");
+  }
+
+  /** SIGCONT after {@link #pause}. */
+  public void resume() throws IOException, InterruptedException {
+    signal("CONT");
+  }
+
+  private void signal(String name) throws IOException, InterruptedException {
+    Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(pid())).start();
+    if (kill.waitFor() != 0) {
+      throw new IOException("kill -" + name + " " + pid() + " failed");
+    }
   }
 
   /** SIGKILL: no shutdown hook runs, nothing is flushed. */

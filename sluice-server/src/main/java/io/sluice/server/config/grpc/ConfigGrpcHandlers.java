@@ -70,14 +70,25 @@ public final class ConfigGrpcHandlers implements ConnectionListener {
   }
 
   CompletionStage<ConfigQueryResponse> query(ConfigQueryRequest request, RequestContext context) {
-    ConfigQueryResponse response = new ConfigQueryResponse();
     ConfigKey key;
     try {
       key = config.key(request.tenant, request.group, request.dataId);
     } catch (ConfigException e) {
-      return done(GrpcFailures.fail(response, e));
+      return done(GrpcFailures.fail(new ConfigQueryResponse(), e));
     }
-    ConfigItem item = config.find(key);
+    // Linearizable: in a cluster the read waits for this node to hold every acknowledged write.
+    return config
+        .read(key)
+        .handle(
+            (item, failure) ->
+                failure != null
+                    ? GrpcFailures.fail(new ConfigQueryResponse(), failure)
+                    : answer(request, context, item));
+  }
+
+  private static ConfigQueryResponse answer(
+      ConfigQueryRequest request, RequestContext context, ConfigItem item) {
+    ConfigQueryResponse response = new ConfigQueryResponse();
     ConfigVersion version =
         item == null
             ? null
@@ -87,7 +98,7 @@ public final class ConfigGrpcHandlers implements ConnectionListener {
                 request.tag,
                 request.header(VIPSERVER_TAG));
     if (version == null) {
-      return done(response.fail(ConfigQueryResponse.CONFIG_NOT_FOUND, "config data not exist"));
+      return response.fail(ConfigQueryResponse.CONFIG_NOT_FOUND, "config data not exist");
     }
     response.content = version.content();
     response.md5 = version.md5();
@@ -99,7 +110,7 @@ public final class ConfigGrpcHandlers implements ConnectionListener {
     if (version != item.formal() && version != item.beta()) {
       response.tag = item.tagOf(version);
     }
-    return done(response);
+    return response;
   }
 
   CompletionStage<ConfigPublishResponse> publish(

@@ -34,6 +34,7 @@ import java.time.format.DateTimeFormatter;
 import java.util.LinkedHashSet;
 import java.util.Locale;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -108,8 +109,17 @@ final class ConfigRoutes {
 
   /** The content a client gets, raw (v1) or in the envelope (v2), with Nacos's headers. */
   private void read(HttpServerRequest request, HttpParams params, ApiStyle style) {
-    ConfigKey key = key(params, style);
-    ConfigItem item = config.find(key);
+    // Linearizable: in a cluster the read waits for this node to hold every acknowledged write.
+    CompletableFuture<ConfigItem> read = config.read(key(params, style));
+    if (read.isDone() && !read.isCompletedExceptionally()) {
+      answerRead(request, params, style, read.join());
+    } else {
+      AsyncReply.when(read, request, style, item -> answerRead(request, params, style, item));
+    }
+  }
+
+  private void answerRead(
+      HttpServerRequest request, HttpParams params, ApiStyle style, ConfigItem item) {
     String tag = params.get("tag");
     ConfigVersion version =
         item == null

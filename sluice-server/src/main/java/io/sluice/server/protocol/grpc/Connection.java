@@ -26,6 +26,9 @@ import org.slf4j.LoggerFactory;
 public final class Connection {
   private static final Logger log = LoggerFactory.getLogger(Connection.class);
 
+  /** Set once the client is asked to reconnect; a rebalance does not count it twice. */
+  private volatile boolean resetRequested;
+
   private final String id;
   private final String remoteIp;
   private final int remotePort;
@@ -230,8 +233,14 @@ public final class Connection {
     }
   }
 
+  /** Whether this client was asked to reconnect elsewhere ({@link #reset}) and is still here. */
+  public boolean resetRequested() {
+    return resetRequested;
+  }
+
   /** Asks the client to reconnect, optionally to another server; the client closes this one. */
   public void reset(String serverIp, String serverPort) {
+    resetRequested = true;
     ConnectResetRequest reset = new ConnectResetRequest();
     reset.serverIp = serverIp;
     reset.serverPort = serverPort;

@@ -1,0 +1,224 @@
+package io.sluice.server.naming;
+
+import io.sluice.server.replication.CommandFormat;
+import io.sluice.server.replication.LengthPrefixedString;
+import io.sluice.server.replication.ReplicatedState;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The ephemeral instances of every node of a cluster, replicated through the log so that every node
+ * lists them: each node publishes what its own connections and heartbeating clients own (through
+ * {@link EphemeralSync}), and every node applies what the others publish into its registry under a
+ * remote owner id, {@code @node/incarnation/owner}.
+ *
+ * <p>An <em>incarnation</em> is one run of a node (a random id chosen at start), so that what a
+ * node owned before a crash can be told from what it owns now: a node drops its earlier
+ * incarnations once it is up, and the leader drops every incarnation of a node it has not heard
+ * from for the owner timeout. The node's own current incarnation is not applied to its registry:
+ * there it is local state already, and this copy is only what the others see (and what a snapshot
+ * holds).
+ *
+ * <p>Commands (format {@value #FORMAT}, {@link CommandFormat} header): {@code PUBLISH node
+ * incarnation owner service instances} replaces what one owner of one incarnation has in one
+ * service (none: removed); {@code DROP node keepIncarnation} removes every incarnation of a node
+ * but the one named ("" keeps none). Snapshot section, format 1: {@code int format, int count},
+ * then per entry node, incarnation, owner, service, instances.
+ *
+ * <p>Concurrency: apply and snapshots run on the apply thread; {@link #entries} is a concurrent map
+ * so {@link EphemeralSync} may compare it with the registry from another thread.
+ */
+final class EphemeralStore implements ReplicatedState {
+  static final String NAME = "ephemeral";
+  static final int FORMAT = 2;
+  private static final int SNAPSHOT_FORMAT = 1;
+  private static final byte PUBLISH = 1;
+  private static final byte DROP = 2;
+  private static final int MAX_STRING_BYTES = 1 << 20;
+  private static final Logger log = LoggerFactory.getLogger(EphemeralStore.class);
+
+  /** One owner's instances in one service, of one incarnation of one node. */
+  record Entry(String node, String incarnation, String owner, ServiceKey service) {
+    String remoteOwner() {
+      return "@" + node + "/" + incarnation + "/" + owner;
+    }
+  }
+
+  private final ServiceRegistry registry;
+  private final String selfNode;
+  private final String selfIncarnation;
+  private final Map<Entry, List<Instance>> entries = new ConcurrentHashMap<>();
+
+  EphemeralStore(ServiceRegistry registry, String selfNode, String selfIncarnation) {
+    this.registry = registry;
+    this.selfNode = selfNode;
+    this.selfIncarnation = selfIncarnation;
+  }
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  static byte[] publish(
+      String node, String incarnation, String owner, ServiceKey service, List<Instance> instances) {
+    return encode(
+        out -> {
+          out.writeByte(PUBLISH);
+          LengthPrefixedString.write(out, node);
+          LengthPrefixedString.write(out, incarnation);
+          LengthPrefixedString.write(out, owner);
+          NamingCommand.writeService(out, service);
+          out.writeInt(instances.size());
+          for (Instance instance : instances) {
+            NamingCommand.writeInstance(out, instance);
+          }
+        });
+  }
+
+  static byte[] drop(String node, String keepIncarnation) {
+    return encode(
+        out -> {
+          out.writeByte(DROP);
+          LengthPrefixedString.write(out, node);
+          LengthPrefixedString.write(out, keepIncarnation);
+        });
+  }
+
+  @Override
+  public Object apply(ByteBuffer command, long logIndex) {
+    try {
+      CommandFormat.readHeader(command, FORMAT);
+      byte[] bytes = new byte[command.remaining()];
+      command.get(bytes);
+      DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes));
+      byte op = in.readByte();
+      if (op == PUBLISH) {
+        Entry entry = readEntry(in);
+        put(entry, readInstances(in));
+      } else if (op == DROP) {
+        String node = LengthPrefixedString.read(in, MAX_STRING_BYTES);
+        String keep = LengthPrefixedString.read(in, MAX_STRING_BYTES);
+        for (Entry entry : List.copyOf(entries.keySet())) {
+          if (entry.node().equals(node) && !entry.incarnation().equals(keep)) {
+            put(entry, List.of());
+          }
+        }
+      } else {
+        log.warn("ephemeral command with unknown op {} at log index {}; skipped", op, logIndex);
+      }
+      return NamingOutcome.APPLIED;
+    } catch (IOException e) {
+      log.warn("unreadable ephemeral command at log index {}; skipped: {}", logIndex, e.toString());
+      return NamingOutcome.APPLIED;
+    }
+  }
+
+  /** What this node's current incarnation has in the replicated copy. */
+  Map<Entry, List<Instance>> entries() {
+    return entries;
+  }
+
+  boolean isSelf(Entry entry) {
+    return entry.node().equals(selfNode) && entry.incarnation().equals(selfIncarnation);
+  }
+
+  @Override
+  public void writeSnapshot(DataOutputStream out) throws IOException {
+    out.writeInt(SNAPSHOT_FORMAT);
+    List<Map.Entry<Entry, List<Instance>>> all = new ArrayList<>(entries.entrySet());
+    out.writeInt(all.size());
+    for (Map.Entry<Entry, List<Instance>> e : all) {
+      Entry entry = e.getKey();
+      LengthPrefixedString.write(out, entry.node());
+      LengthPrefixedString.write(out, entry.incarnation());
+      LengthPrefixedString.write(out, entry.owner());
+      NamingCommand.writeService(out, entry.service());
+      out.writeInt(e.getValue().size());
+      for (Instance instance : e.getValue()) {
+        NamingCommand.writeInstance(out, instance);
+      }
+    }
+  }
+
+  @Override
+  public void loadSnapshot(DataInputStream in) throws IOException {
+    int format = in.readInt();
+    if (format != SNAPSHOT_FORMAT) {
+      throw new IOException(
+          "ephemeral snapshot format " + format + " is not one this server reads");
+    }
+    for (Entry entry : List.copyOf(entries.keySet())) {
+      put(entry, List.of());
+    }
+    int count = in.readInt();
+    for (int i = 0; i < count; i++) {
+      put(readEntry(in), readInstances(in));
+    }
+  }
+
+  /** Replaces an entry and mirrors it into the registry, unless it is this node's own. */
+  private void put(Entry entry, List<Instance> instances) {
+    if (instances.isEmpty()) {
+      entries.remove(entry);
+    } else {
+      entries.put(entry, instances);
+    }
+    if (isSelf(entry)) {
+      return; // local state here; EphemeralSync keeps the copy in step
+    }
+    try {
+      registry.publishAll(entry.remoteOwner(), entry.service(), instances);
+    } catch (NamingException e) {
+      // The service took persistent instances on this node first: the same refusal as the owner
+      // would have met here, decided from replicated state alone.
+      log.debug("ephemeral instances of {} not listed: {}", entry, e.getMessage());
+    }
+  }
+
+  private static Entry readEntry(DataInputStream in) throws IOException {
+    return new Entry(
+        LengthPrefixedString.read(in, MAX_STRING_BYTES),
+        LengthPrefixedString.read(in, MAX_STRING_BYTES),
+        LengthPrefixedString.read(in, MAX_STRING_BYTES),
+        NamingCommand.readService(in));
+  }
+
+  private static List<Instance> readInstances(DataInputStream in) throws IOException {
+    int count = in.readInt();
+    if (count < 0 || count > 100_000) {
+      throw new IOException("bad instance count " + count);
+    }
+    List<Instance> instances = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      instances.add(NamingCommand.readInstance(in));
+    }
+    return List.copyOf(instances);
+  }
+
+  private interface Writer {
+    void write(DataOutputStream out) throws IOException;
+  }
+
+  private static byte[] encode(Writer writer) {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream(256);
+    try (DataOutputStream out = new DataOutputStream(bytes)) {
+      CommandFormat.writeHeader(out, FORMAT);
+      writer.write(out);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return bytes.toByteArray();
+  }
+}

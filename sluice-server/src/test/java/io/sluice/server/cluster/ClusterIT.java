@@ -1,0 +1,744 @@
+package io.sluice.server.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.alibaba.nacos.api.NacosFactory;
+import com.alibaba.nacos.api.PropertyKeyConst;
+import com.alibaba.nacos.api.config.ConfigService;
+import com.alibaba.nacos.api.naming.NamingService;
+import com.alibaba.nacos.api.naming.pojo.Instance;
+import io.sluice.server.testing.ClusterProcesses;
+import java.net.URLEncoder;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * Three {@code sluice server} processes on loopback as one cluster, driven by the official
+ * nacos-client and by plain HTTP. One cluster serves every scenario, in order: the fault scenarios
+ * leave it whole again (every node running) for the next.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ClusterIT {
+  /** Generous: three JVMs and the test share two cores. */
+  private static final int LEADER_PATIENCE_SECONDS = 60;
+
+  private Path work;
+  private ClusterProcesses cluster;
+  private final List<Object> clients = new ArrayList<>();
+
+  @BeforeAll
+  void startCluster() throws Exception {
+    System.setProperty("JM.LOG.PATH", Path.of("target", "nacos-client-logs").toString());
+    work = Files.createTempDirectory(Path.of("target"), "cluster-it-");
+    cluster = ClusterProcesses.start(work, 3);
+  }
+
+  @AfterAll
+  void stopCluster() throws Exception {
+    for (Object client : clients) {
+      if (client instanceof ConfigService config) {
+        config.shutDown();
+      } else if (client instanceof NamingService naming) {
+        naming.shutDown();
+      }
+    }
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  @Test
+  @Order(1)
+  void everyNodeListsTheWholeClusterAndNamesTheSameLeader() throws Exception {
+    int leader = cluster.awaitLeader(LEADER_PATIENCE_SECONDS);
+    for (int node = 0; node < 3; node++) {
+      assertThat(cluster.leaderAccordingTo(node)).isEqualTo(cluster.address(leader));
+      String serverList = cluster.get(node, "/serverlist").body();
+      assertThat(serverList.lines().toList())
+          .containsExactly(cluster.address(0), cluster.address(1), cluster.address(2));
+    }
+    String leaderView = cluster.get(leader, "/v1/core/cluster/nodes").body();
+    assertThat(leaderView).doesNotContain("\"DOWN\"").doesNotContain("UNKNOWN");
+  }
+
+  @Test
+  @Order(2)
+  void aConfigPublishedOnAnyNodeIsReadOnEveryNodeRightAfterTheAcknowledgement() throws Exception {
+    ConfigService[] perNode = new ConfigService[3];
+    for (int node = 0; node < 3; node++) {
+      perNode[node] = configClient(cluster.address(node));
+    }
+    for (int writer = 0; writer < 3; writer++) {
+      String content = "written-on-" + writer;
+      assertThat(perNode[writer].publishConfig("shared", "CLUSTER", content)).isTrue();
+      // No wait: an acknowledged write is visible to a read that starts after it, on any node.
+      for (int reader = 0; reader < 3; reader++) {
+        assertThat(perNode[reader].getConfig("shared", "CLUSTER", 3_000))
+            .as("read on node %d after the write on node %d", reader, writer)
+            .isEqualTo(content);
+      }
+    }
+    ConfigService anyNode = configClient(cluster.addresses());
+    assertThat(anyNode.publishConfig("via-any", "CLUSTER", "v1")).isTrue();
+    for (int reader = 0; reader < 3; reader++) {
+      assertThat(perNode[reader].getConfig("via-any", "CLUSTER", 3_000)).isEqualTo("v1");
+    }
+  }
+
+  @Test
+  @Order(3)
+  void aPersistentInstanceRegisteredOnAFollowerIsListedOnEveryNode() throws Exception {
+    int leader = cluster.awaitLeader(LEADER_PATIENCE_SECONDS);
+    int follower = (leader + 1) % 3;
+    NamingService onFollower = namingClient(cluster.address(follower));
+    Instance instance = new Instance();
+    instance.setIp("127.0.0.7");
+    instance.setPort(18_080);
+    instance.setEphemeral(false);
+    onFollower.registerInstance("persistent-svc", instance);
+    for (int node = 0; node < 3; node++) {
+      HttpResponse<String> list =
+          cluster.get(node, "/v1/ns/instance/list?serviceName=persistent-svc");
+      assertThat(list.statusCode()).isEqualTo(200);
+      assertThat(list.body()).as("instances on node %d", node).contains("127.0.0.7");
+    }
+  }
+
+  @Test
+  @Order(4)
+  void aNodeCutOffFromTheMajorityRefusesWritesAndReadsAndServesOnceAPeerReturns() throws Exception {
+    int isolated = 0;
+    assertThat(publish(isolated, "partition", "before").statusCode()).isEqualTo(200);
+    cluster.process(1).pause();
+    cluster.process(2).pause();
+    try {
+      long began = System.nanoTime();
+      HttpResponse<String> write = publish(isolated, "partition", "during");
+      HttpResponse<String> read =
+          cluster.get(isolated, "/v1/cs/configs?dataId=partition&group=CLUSTER");
+      long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - began);
+      System.out.printf(
+          "cut-off node: write %d (%s), read %d (%s), %d ms for both%n",
+          write.statusCode(), write.body(), read.statusCode(), read.body(), tookMillis);
+      assertThat(write.statusCode()).isEqualTo(503);
+      assertThat(write.body()).contains("leader");
+      assertThat(read.statusCode()).isEqualTo(503);
+      assertThat(read.body()).contains("leader");
+      // Each refusal within the request timeout (2.5 s) plus scheduling on a busy machine.
+      assertThat(tookMillis).isLessThan(20_000);
+
+      cluster.process(1).resume();
+      // Two of three: the majority serves again (node 2 is still stopped).
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(LEADER_PATIENCE_SECONDS);
+      HttpResponse<String> retried;
+      do {
+        retried = publish(isolated, "partition", "after");
+      } while (retried.statusCode() != 200 && System.nanoTime() < deadline);
+      assertThat(retried.statusCode()).isEqualTo(200);
+      for (int node : new int[] {0, 1}) {
+        assertThat(cluster.get(node, "/v1/cs/configs?dataId=partition&group=CLUSTER").body())
+            .isEqualTo("after");
+      }
+    } finally {
+      cluster.process(1).resume();
+      cluster.process(2).resume();
+    }
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(LEADER_PATIENCE_SECONDS);
+    while (!"after".equals(cluster.get(2, "/v1/cs/configs?dataId=partition&group=CLUSTER").body())
+        && System.nanoTime() < deadline) {
+      Thread.sleep(50);
+    }
+    assertThat(cluster.get(2, "/v1/cs/configs?dataId=partition&group=CLUSTER").body())
+        .isEqualTo("after");
+  }
+
+  @Test
+  @Order(5)
+  void killingTheLeaderDuringAPublishStormLosesNoAcknowledgedWrite() throws Exception {
+    int leader = cluster.awaitLeader(LEADER_PATIENCE_SECONDS);
+    int writers = 3;
+    Map<String, Long> lastAcked = new ConcurrentHashMap<>();
+    AtomicLong failures = new AtomicLong();
+    AtomicLong killedAtNanos = new AtomicLong();
+    AtomicLong firstAckAfterKillNanos = new AtomicLong();
+    AtomicBoolean stop = new AtomicBoolean();
+    List<Thread> threads = new ArrayList<>();
+    for (int w = 0; w < writers; w++) {
+      String key = "storm-" + w;
+      int home = w;
+      Thread writer =
+          new Thread(
+              () -> {
+                for (long seq = 1; !stop.get(); seq++) {
+                  // Each writer goes round the live nodes, so writes land on followers too.
+                  int node = (home + (int) seq) % 3;
+                  if (!cluster.process(node).isAlive()) {
+                    node = (node + 1) % 3;
+                  }
+                  try {
+                    if (publish(node, key, Long.toString(seq)).statusCode() == 200) {
+                      lastAcked.put(key, seq);
+                      if (killedAtNanos.get() != 0) {
+                        firstAckAfterKillNanos.compareAndSet(0, System.nanoTime());
+                      }
+                    } else {
+                      failures.incrementAndGet();
+                    }
+                  } catch (Exception e) {
+                    failures.incrementAndGet();
+                  }
+                }
+              },
+              "storm-writer-" + w);
+      threads.add(writer);
+      writer.start();
+    }
+    // A registrar of persistent instances alongside, through HTTP on every node in turn.
+    java.util.Set<Integer> registered = ConcurrentHashMap.newKeySet();
+    Thread registrar =
+        new Thread(
+            () -> {
+              for (int port = 10_000; !stop.get(); port++) {
+                try {
+                  HttpResponse<String> answer =
+                      cluster.postForm(
+                          port % 3,
+                          "/v1/ns/instance",
+                          "serviceName=storm-svc&ip=127.0.0.20&ephemeral=false&port=" + port);
+                  if (answer.statusCode() == 200) {
+                    registered.add(port);
+                  }
+                } catch (Exception e) {
+                  // Unknown outcome: only acknowledged registrations are checked.
+                }
+              }
+            },
+            "storm-registrar");
+    threads.add(registrar);
+    registrar.start();
+    awaitAcked(lastAcked, writers, 20);
+    cluster.kill(leader);
+    killedAtNanos.set(System.nanoTime());
+    Map<String, Long> ackedAtKill = Map.copyOf(lastAcked);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(LEADER_PATIENCE_SECONDS);
+    while (System.nanoTime() < deadline
+        && (firstAckAfterKillNanos.get() == 0 || !beyond(lastAcked, ackedAtKill, 20))) {
+      Thread.sleep(20);
+    }
+    stop.set(true);
+    for (Thread thread : threads) {
+      thread.join(30_000);
+    }
+    assertThat(firstAckAfterKillNanos.get()).as("writes resumed after the kill").isNotZero();
+    long resumedMillis =
+        TimeUnit.NANOSECONDS.toMillis(firstAckAfterKillNanos.get() - killedAtNanos.get());
+    System.out.printf(
+        "leader killed: writes acknowledged again after %d ms; %d writes failed meanwhile;"
+            + " acked %s and %d persistent registrations%n",
+        resumedMillis, failures.get(), lastAcked, registered.size());
+    // Election timeout 300-600 ms plus a margin for three JVMs on two cores.
+    assertThat(resumedMillis).isLessThan(15_000);
+
+    cluster.restart(leader);
+    assertThat(registered).as("registrations acknowledged").isNotEmpty();
+    for (int node = 0; node < 3; node++) {
+      int on = node;
+      // The registry is read from each node's applied state: poll until it has caught up.
+      awaitCondition(
+          () -> {
+            String list = cluster.get(on, "/v1/ns/instance/list?serviceName=storm-svc").body();
+            return registered.stream().allMatch(port -> list.contains("\"port\":" + port + ","));
+          },
+          60);
+      for (Map.Entry<String, Long> acked : lastAcked.entrySet()) {
+        String read =
+            cluster.get(node, "/v1/cs/configs?dataId=" + acked.getKey() + "&group=CLUSTER").body();
+        assertThat(Long.parseLong(read))
+            .as(
+                "%s on node %d holds the last acknowledged write or a newer one",
+                acked.getKey(), node)
+            .isGreaterThanOrEqualTo(acked.getValue());
+      }
+    }
+  }
+
+  @Test
+  @Order(6)
+  void anEphemeralInstanceRegisteredOnOneNodeReachesSubscribersOnTheOthers() throws Exception {
+    NamingService[] perNode = new NamingService[3];
+    for (int node = 0; node < 3; node++) {
+      perNode[node] = namingClient(cluster.address(node));
+    }
+    int rounds = 20;
+    List<Long> latenciesMicros = new ArrayList<>();
+    for (int round = 0; round < rounds; round++) {
+      int owner = round % 3;
+      int watcher = (owner + 1) % 3;
+      String service = "visible-" + round;
+      java.util.concurrent.CompletableFuture<Long> seenAt =
+          new java.util.concurrent.CompletableFuture<>();
+      perNode[watcher].subscribe(
+          service,
+          event -> {
+            if (event instanceof com.alibaba.nacos.api.naming.listener.NamingEvent naming
+                && !naming.getInstances().isEmpty()) {
+              seenAt.complete(System.nanoTime());
+            }
+          });
+      long began = System.nanoTime();
+      perNode[owner].registerInstance(service, "127.0.0.9", 20_000 + round);
+      long seen = seenAt.get(30, TimeUnit.SECONDS);
+      latenciesMicros.add(TimeUnit.NANOSECONDS.toMicros(seen - began));
+      for (int node = 0; node < 3; node++) {
+        awaitListed(node, service, "127.0.0.9", true, 30);
+      }
+    }
+    latenciesMicros.sort(null);
+    System.out.printf(
+        "ephemeral register on one node -> subscriber on another: median %d us, max %d us over"
+            + " %d rounds (includes the client's own register call)%n",
+        latenciesMicros.get(rounds / 2), latenciesMicros.get(rounds - 1), rounds);
+    // Generous: the figure to watch is printed above; this only catches a stalled path.
+    assertThat(latenciesMicros.get(rounds / 2)).isLessThan(5_000_000L);
+  }
+
+  @Test
+  @Order(7)
+  void whenANodeDiesItsInstancesVanishElsewhereAndItsClientsRegisterAgainOnAnotherNode()
+      throws Exception {
+    Map<Integer, java.util.Set<String>> before = connectionIds();
+    NamingService roaming = namingClient(cluster.addresses());
+    roaming.registerInstance("roaming-svc", "127.0.0.10", 30_000);
+    Map<Integer, java.util.Set<String>> after = connectionIds();
+    int victim = -1;
+    for (int node = 0; node < 3; node++) {
+      if (!before.get(node).containsAll(after.get(node))) {
+        victim = node;
+      }
+    }
+    assertThat(victim).as("the node the roaming client connected to").isNotNegative();
+    NamingService pinned = namingClient(cluster.address(victim));
+    pinned.registerInstance("pinned-svc", "127.0.0.11", 30_001);
+    int witness = (victim + 1) % 3;
+    awaitListed(witness, "pinned-svc", "127.0.0.11", true, 30);
+
+    cluster.kill(victim);
+    long killedAt = System.nanoTime();
+    awaitListed(witness, "pinned-svc", "127.0.0.11", false, 60);
+    long goneMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt);
+    System.out.printf(
+        "owner node killed: its instances gone from the others after %d ms (owner timeout %d ms)%n",
+        goneMillis, ClusterProcesses.OWNER_TIMEOUT_MILLIS);
+    assertThat(goneMillis).isLessThan(20_000);
+    // The roaming client reconnected to a live node and registered again (the client's redo).
+    for (int node = 0; node < 3; node++) {
+      if (node != victim) {
+        awaitListed(node, "roaming-svc", "127.0.0.10", true, 30);
+      }
+    }
+    cluster.restart(victim);
+    // The pinned client comes back to its node and registers again; everyone sees it.
+    awaitListed(witness, "pinned-svc", "127.0.0.11", true, 60);
+    awaitListed(victim, "roaming-svc", "127.0.0.10", true, 30);
+  }
+
+  @Test
+  @Order(8)
+  void aConfigWrittenOnOneNodeFiresListenersAndLongPollsOnTheOthers() throws Exception {
+    assertThat(publish(0, "watched", "v1").statusCode()).isEqualTo(200);
+    ConfigService listeningOnOne = configClient(cluster.address(1));
+    java.util.concurrent.CompletableFuture<String> heard =
+        new java.util.concurrent.CompletableFuture<>();
+    listeningOnOne.addListener(
+        "watched",
+        "CLUSTER",
+        new com.alibaba.nacos.api.config.listener.AbstractListener() {
+          @Override
+          public void receiveConfigInfo(String content) {
+            if ("v2".equals(content)) {
+              heard.complete(content);
+            }
+          }
+        });
+    String md5 =
+        java.util.HexFormat.of()
+            .formatHex(
+                java.security.MessageDigest.getInstance("MD5")
+                    .digest("v1".getBytes(StandardCharsets.UTF_8)));
+    java.util.concurrent.CompletableFuture<HttpResponse<String>> longPoll =
+        cluster.postFormAsync(
+            2,
+            "/v1/cs/configs/listener",
+            "Listening-Configs="
+                + URLEncoder.encode(
+                    "watched\u0002CLUSTER\u0002" + md5 + "\u0001", StandardCharsets.UTF_8),
+            "Long-Pulling-Timeout",
+            "30000");
+
+    assertThat(publish(0, "watched", "v2").statusCode()).isEqualTo(200);
+
+    assertThat(heard.get(30, TimeUnit.SECONDS)).isEqualTo("v2");
+    HttpResponse<String> polled = longPoll.get(40, TimeUnit.SECONDS);
+    assertThat(polled.statusCode()).isEqualTo(200);
+    assertThat(java.net.URLDecoder.decode(polled.body(), StandardCharsets.UTF_8))
+        .contains("watched\u0002CLUSTER");
+  }
+
+  @Test
+  @Order(9)
+  void smartReloadMovesTheExcessOfAnOverloadedNodeToTheLeastLoadedOne() throws Exception {
+    for (int i = 0; i < 6; i++) {
+      configClient(cluster.addresses()).getConfig("shared", "CLUSTER", 3_000);
+    }
+    // Crowd the clients onto node 0, as after the others restarted (clients given only one
+    // address come back to it).
+    for (int node = 1; node < 3; node++) {
+      HttpResponse<String> moved =
+          cluster.get(
+              node,
+              "/v2/core/loader/reloadCurrent?count=1000&redirectAddress=" + cluster.address(0));
+      assertThat(moved.statusCode()).isEqualTo(200);
+    }
+    awaitCondition(
+        () -> {
+          JsonNodeCounts load = loads();
+          return load.counts[0] >= 6 && load.counts[0] > 1.2 * load.total() / 3.0;
+        },
+        30);
+    JsonNodeCounts before = loads();
+    assertThat(before.counts[0]).as("node 0 is the most loaded").isEqualTo(before.max());
+
+    HttpResponse<String> reload =
+        cluster.get(2, "/v2/core/loader/smartReloadCluster?loaderFactor=0.1");
+    assertThat(reload.statusCode()).as(reload.body()).isEqualTo(200);
+    assertThat(reload.body()).contains(cluster.address(0));
+
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    JsonNodeCounts after = loads();
+    while (System.nanoTime() < deadline
+        && !(after.counts[0] < before.counts[0] && after.total() >= before.total())) {
+      Thread.sleep(100);
+      after = loads();
+    }
+    System.out.printf(
+        "smartReloadCluster: connections per node %s -> %s%n",
+        java.util.Arrays.toString(before.counts), java.util.Arrays.toString(after.counts));
+    assertThat(after.counts[0]).isLessThan(before.counts[0]);
+    assertThat(after.total()).as("every client reconnected").isGreaterThanOrEqualTo(before.total());
+    assertThat(after.max() - after.min()).isLessThan(before.max() - before.min());
+  }
+
+  private interface Condition {
+    boolean holds() throws Exception;
+  }
+
+  private static void awaitCondition(Condition condition, int seconds) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+    while (!condition.holds()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("condition not met within " + seconds + " s");
+      }
+      Thread.sleep(100);
+    }
+  }
+
+  private record JsonNodeCounts(int[] counts) {
+    int total() {
+      return java.util.Arrays.stream(counts).sum();
+    }
+
+    int max() {
+      return java.util.Arrays.stream(counts).max().orElse(0);
+    }
+
+    int min() {
+      return java.util.Arrays.stream(counts).min().orElse(0);
+    }
+  }
+
+  private JsonNodeCounts loads() throws Exception {
+    com.fasterxml.jackson.databind.JsonNode detail =
+        new com.fasterxml.jackson.databind.ObjectMapper()
+            .readTree(cluster.get(1, "/v2/core/loader/cluster").body())
+            .get("detail");
+    int[] counts = new int[3];
+    for (com.fasterxml.jackson.databind.JsonNode node : detail) {
+      for (int i = 0; i < 3; i++) {
+        if (node.get("address").asText().equals(cluster.address(i))) {
+          counts[i] = node.get("sdkConCount").asInt();
+        }
+      }
+    }
+    return new JsonNodeCounts(counts);
+  }
+
+  @Test
+  @Order(10)
+  void aClientGivenOneNodeAsItsAddressServerFindsTheWholeCluster() throws Exception {
+    Properties properties = new Properties();
+    properties.put(PropertyKeyConst.ENDPOINT, cluster.host(1));
+    properties.put(PropertyKeyConst.ENDPOINT_PORT, Integer.toString(cluster.port(1)));
+    ConfigService client = NacosFactory.createConfigService(properties);
+    clients.add(client);
+
+    assertThat(client.publishConfig("via-endpoint", "CLUSTER", "found")).isTrue();
+    for (int node = 0; node < 3; node++) {
+      assertThat(cluster.get(node, "/v1/cs/configs?dataId=via-endpoint&group=CLUSTER").body())
+          .isEqualTo("found");
+    }
+  }
+
+  @Test
+  @Order(11)
+  void concurrentWritesAndReadsOnEveryNodeAreLinearizableAcrossALeaderKill() throws Exception {
+    io.sluice.server.testing.RegisterHistory history =
+        new io.sluice.server.testing.RegisterHistory();
+    Map<String, java.util.concurrent.atomic.AtomicInteger> outcomes = new ConcurrentHashMap<>();
+    AtomicBoolean stop = new AtomicBoolean();
+    List<Thread> threads = new ArrayList<>();
+    for (int t = 0; t < 4; t++) {
+      int thread = t;
+      Thread worker =
+          new Thread(
+              () -> {
+                java.util.Random random = new java.util.Random(thread);
+                for (int n = 0; !stop.get(); n++) {
+                  String key = "lin-" + random.nextInt(2);
+                  int node = random.nextInt(3);
+                  if (!cluster.process(node).isAlive()) {
+                    continue;
+                  }
+                  if (random.nextBoolean()) {
+                    String value = "t" + thread + "-" + n;
+                    var op = history.write(key, value);
+                    try {
+                      int status = publish(node, key, value).statusCode();
+                      outcomes
+                          .computeIfAbsent(
+                              "write@" + node + "=" + status,
+                              k -> new java.util.concurrent.atomic.AtomicInteger())
+                          .incrementAndGet();
+                      if (status == 200) {
+                        history.ok(op, value);
+                      } else {
+                        history.unknown(op);
+                      }
+                    } catch (Exception e) {
+                      history.unknown(op);
+                    }
+                  } else {
+                    var op = history.read(key);
+                    try {
+                      HttpResponse<String> read =
+                          cluster.get(node, "/v1/cs/configs?dataId=" + key + "&group=CLUSTER");
+                      outcomes
+                          .computeIfAbsent(
+                              "read@" + node + "=" + read.statusCode(),
+                              k -> new java.util.concurrent.atomic.AtomicInteger())
+                          .incrementAndGet();
+                      if (read.statusCode() == 200) {
+                        history.ok(op, read.body());
+                      } else if (read.statusCode() == 404) {
+                        history.ok(op, null);
+                      } else {
+                        history.unknown(op);
+                      }
+                    } catch (Exception e) {
+                      history.unknown(op);
+                    }
+                  }
+                }
+              },
+              "linearizability-" + t);
+      threads.add(worker);
+      worker.start();
+    }
+    awaitCondition(() -> history.size() >= 200, 60);
+    int leader = cluster.awaitLeader(LEADER_PATIENCE_SECONDS);
+    cluster.kill(leader);
+    int sizeAtKill = history.size();
+    awaitCondition(() -> history.size() >= sizeAtKill + 300, 60);
+    cluster.restart(leader);
+    int sizeAtRestart = history.size();
+    awaitCondition(() -> history.size() >= sizeAtRestart + 100, 60);
+    stop.set(true);
+    for (Thread thread : threads) {
+      thread.join(30_000);
+    }
+    String violation = history.violation();
+    System.out.printf(
+        "linearizability: %d operations on 2 keys over 3 nodes, leader killed and restarted: %s;"
+            + " answers by kind@node=status: %s%n",
+        history.size(), violation == null ? "linearizable" : "VIOLATION", outcomes);
+    assertThat(violation).isNull();
+  }
+
+  @Test
+  @Order(12)
+  void aRollingRestartUnderLoadLosesNoAcknowledgedWrite() throws Exception {
+    ConfigService writerClient = configClient(cluster.addresses());
+    Map<String, Long> lastAcked = new ConcurrentHashMap<>();
+    AtomicLong failures = new AtomicLong();
+    AtomicLong attempts = new AtomicLong();
+    java.util.Set<String> failureKinds = ConcurrentHashMap.newKeySet();
+    AtomicBoolean stop = new AtomicBoolean();
+    List<Thread> writers = new ArrayList<>();
+    for (int w = 0; w < 2; w++) {
+      String key = "rolling-" + w;
+      Thread writer =
+          new Thread(
+              () -> {
+                for (long seq = 1; !stop.get(); seq++) {
+                  attempts.incrementAndGet();
+                  try {
+                    if (writerClient.publishConfig(key, "CLUSTER", Long.toString(seq))) {
+                      lastAcked.put(key, seq);
+                    } else {
+                      failures.incrementAndGet();
+                      failureKinds.add("false");
+                    }
+                  } catch (Exception e) {
+                    failures.incrementAndGet();
+                    failureKinds.add(String.valueOf(e.getMessage()));
+                  }
+                }
+              },
+              "rolling-writer-" + w);
+      writers.add(writer);
+      writer.start();
+    }
+    awaitAcked(lastAcked, 2, 10);
+    for (int node = 0; node < 3; node++) {
+      Map<String, Long> before = Map.copyOf(lastAcked);
+      cluster.stop(node);
+      cluster.restart(node);
+      cluster.awaitLeader(LEADER_PATIENCE_SECONDS);
+      // Writes kept going while this node was away, before the next one goes.
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(LEADER_PATIENCE_SECONDS);
+      while (!beyond(lastAcked, before, 10) && System.nanoTime() < deadline) {
+        Thread.sleep(20);
+      }
+    }
+    stop.set(true);
+    for (Thread writer : writers) {
+      writer.join(30_000);
+    }
+    System.out.printf(
+        "rolling restart of 3 nodes under load: %d publishes, %d failed after the client's"
+            + " retries (%s), acked %s%n",
+        attempts.get(), failures.get(), failureKinds, lastAcked);
+    for (int node = 0; node < 3; node++) {
+      for (Map.Entry<String, Long> acked : lastAcked.entrySet()) {
+        String read =
+            cluster.get(node, "/v1/cs/configs?dataId=" + acked.getKey() + "&group=CLUSTER").body();
+        assertThat(Long.parseLong(read))
+            .as("%s on node %d", acked.getKey(), node)
+            .isGreaterThanOrEqualTo(acked.getValue());
+      }
+    }
+    // Every node stopped once, and writes were acknowledged in between.
+    assertThat(lastAcked.values()).allMatch(seq -> seq > 30);
+    assertThat(failures.get())
+        .as("publishes that failed despite the client's retries")
+        .isLessThan(Math.max(5, attempts.get() / 20));
+  }
+
+  private Map<Integer, java.util.Set<String>> connectionIds() throws Exception {
+    Map<Integer, java.util.Set<String>> ids = new java.util.HashMap<>();
+    for (int node = 0; node < 3; node++) {
+      java.util.Set<String> onNode = new java.util.HashSet<>();
+      new com.fasterxml.jackson.databind.ObjectMapper()
+          .readTree(cluster.get(node, "/v2/core/loader/current").body())
+          .fieldNames()
+          .forEachRemaining(onNode::add);
+      ids.put(node, onNode);
+    }
+    return ids;
+  }
+
+  private void awaitListed(int node, String service, String ip, boolean listed, int seconds)
+      throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+    String body = "";
+    while (System.nanoTime() < deadline) {
+      body = cluster.get(node, "/v1/ns/instance/list?serviceName=" + service).body();
+      if (body.contains(ip) == listed) {
+        return;
+      }
+      Thread.sleep(50);
+    }
+    throw new AssertionError(
+        service
+            + " on node "
+            + node
+            + (listed ? " never listed " : " still lists ")
+            + ip
+            + ": "
+            + body);
+  }
+
+  private static void awaitAcked(Map<String, Long> acked, int keys, long atLeast)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (System.nanoTime() < deadline) {
+      if (acked.size() == keys && acked.values().stream().allMatch(seq -> seq >= atLeast)) {
+        return;
+      }
+      Thread.sleep(20);
+    }
+    throw new AssertionError("writers did not get going: " + acked);
+  }
+
+  private static boolean beyond(Map<String, Long> now, Map<String, Long> then, long more) {
+    for (Map.Entry<String, Long> before : then.entrySet()) {
+      if (now.getOrDefault(before.getKey(), 0L) < before.getValue() + more) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private HttpResponse<String> publish(int node, String dataId, String content) throws Exception {
+    return cluster.postForm(
+        node,
+        "/v1/cs/configs",
+        "dataId="
+            + dataId
+            + "&group=CLUSTER&content="
+            + URLEncoder.encode(content, StandardCharsets.UTF_8));
+  }
+
+  private ConfigService configClient(String serverAddr) throws Exception {
+    Properties properties = new Properties();
+    properties.put(PropertyKeyConst.SERVER_ADDR, serverAddr);
+    ConfigService client = NacosFactory.createConfigService(properties);
+    clients.add(client);
+    return client;
+  }
+
+  private NamingService namingClient(String serverAddr) throws Exception {
+    Properties properties = new Properties();
+    properties.put(PropertyKeyConst.SERVER_ADDR, serverAddr);
+    NamingService client = NacosFactory.createNamingService(properties);
+    clients.add(client);
+    return client;
+  }
+}
