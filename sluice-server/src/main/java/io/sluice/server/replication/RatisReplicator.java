@@ -120,6 +120,14 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
   /** A follower's way to the leader; created on first use, closed with the replicator. */
   private volatile RaftClient forwardingClient;
 
+  /**
+   * The leader this node knew of when {@link #forwardingClient} was built. Compared with the node's
+   * known leader, never with the client's own {@code getLeaderId()}: the client moves that itself
+   * when a peer redirects it, and comparing with it replaced (and closed, failing what was in
+   * flight) a working client on every redirect while this node's view lagged.
+   */
+  private volatile RaftPeerId forwardingClientBuiltFor;
+
   private final ReadBarriers readBarriers;
 
   /**
@@ -691,7 +699,7 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
   private RaftClient forwardingClient() {
     RaftPeerId leader = knownLeader();
     RaftClient client = forwardingClient;
-    if (client != null && (leader == null || leader.equals(client.getLeaderId()))) {
+    if (client != null && (leader == null || leader.equals(forwardingClientBuiltFor))) {
       return client;
     }
     RaftClient replaced = null;
@@ -700,7 +708,7 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
         throw new ReplicatorClosedException("replicator is closed");
       }
       client = forwardingClient;
-      if (client == null || (leader != null && !leader.equals(client.getLeaderId()))) {
+      if (client == null || (leader != null && !leader.equals(forwardingClientBuiltFor))) {
         replaced = client;
         client =
             RaftClient.newBuilder()
@@ -710,6 +718,7 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
                 .setProperties(RatisProperties.forwardingClientProperties(options))
                 .setRetryPolicy(RatisProperties.forwardingRetryPolicy(options))
                 .build();
+        forwardingClientBuiltFor = leader;
         forwardingClient = client;
       }
     }
