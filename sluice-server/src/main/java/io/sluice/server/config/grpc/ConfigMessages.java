@@ -80,8 +80,11 @@ public final class ConfigMessages {
     /** Listening reads every config listened to. */
     @Override
     public List<RequestResource> resources() {
-      List<RequestResource> read = new ArrayList<>(configListenContexts.size());
-      for (ConfigListenContext c : configListenContexts) {
+      // A body may say "configListenContexts": null; the handler treats that as none, so here too.
+      List<ConfigListenContext> contexts =
+          configListenContexts == null ? List.of() : configListenContexts;
+      List<RequestResource> read = new ArrayList<>(contexts.size());
+      for (ConfigListenContext c : contexts) {
         if (c != null) {
           read.add(new RequestResource(c.tenant, c.group, "config", c.dataId, false));
         }
