@@ -5,8 +5,10 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.client.RaftClientConfigKeys;
+import org.apache.ratis.client.retry.RequestTypeDependentRetryPolicy;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.proto.RaftProtos.RaftClientRequestProto;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.retry.RetryPolicy;
 import org.apache.ratis.rpc.SupportedRpcType;
@@ -24,6 +26,9 @@ final class RatisProperties {
   /** Room for the batch header and protobuf framing around the largest command. */
   private static final int ENTRY_OVERHEAD_BYTES = 64 << 10;
 
+  /** How long a membership change may take, new members' catch-up included. */
+  static final long MEMBERSHIP_CHANGE_MILLIS = 120_000;
+
   private RatisProperties() {}
 
   static RaftProperties from(ReplicationOptions options) {
@@ -34,7 +39,8 @@ final class RatisProperties {
       // Nobody to talk to: no gRPC server, no port (see StandaloneTransport).
       RaftConfigKeys.Rpc.setType(properties, new StandaloneTransport());
     } else {
-      RaftConfigKeys.Rpc.setType(properties, SupportedRpcType.GRPC);
+      // Ratis's gRPC, with a fix to the leader's appender (see PeerTransport).
+      RaftConfigKeys.Rpc.setType(properties, new PeerTransport());
       GrpcConfigKeys.Server.setHost(properties, options.self().host());
       GrpcConfigKeys.Server.setPort(properties, options.self().port());
     }
@@ -118,6 +124,11 @@ final class RatisProperties {
       RaftServerConfigKeys.Read.setTimeout(properties, millis(options.requestTimeout().toMillis()));
       RaftServerConfigKeys.Rpc.setRequestTimeout(
           properties, millis(options.requestTimeout().toMillis()));
+      // The leader resends to a follower that does not answer as fast as it can until the follower
+      // counts as slow (60 s by default): hundreds of failed sends and warnings a second while a
+      // node is down. Slow after a few election timeouts, it is tried once per heartbeat.
+      RaftServerConfigKeys.Rpc.setSlownessTimeout(
+          properties, millis(3 * options.electionTimeoutMax().toMillis()));
     }
 
     // Threads: Ratis's pools default to dozens of cached threads; the whole server runs in ~200 MB
@@ -139,8 +150,8 @@ final class RatisProperties {
 
   /**
    * Properties of the client a follower forwards writes through: each attempt bounded by the
-   * election timeout (a leader that does not answer by then is being replaced), a few attempts, all
-   * well inside the retry cache's 30 s, so a resend is never applied twice.
+   * election timeout (a leader that does not answer by then is being replaced); how many attempts
+   * is {@link #forwardingRetryPolicy}.
    */
   static RaftProperties forwardingClientProperties(ReplicationOptions options) {
     RaftProperties properties = new RaftProperties();
@@ -163,10 +174,40 @@ final class RatisProperties {
     return properties;
   }
 
-  /** Attempts of one forwarded batch: enough to ride out an election, bounded in time. */
+  /**
+   * Attempts of one forwarded batch: repeated (a short sleep apart) until the request timeout, so a
+   * batch rides out an election however many quick refusals ("not leader", "leader not ready",
+   * connection refused) it meets; a count of attempts ran out within a second of such refusals,
+   * well inside an election on a busy machine. The last attempt ends at most one attempt timeout
+   * (the upper election timeout) later, well inside the retry cache's 30 s, so a resend is never
+   * applied twice.
+   */
   static RetryPolicy forwardingRetryPolicy(ReplicationOptions options) {
+    return RequestTypeDependentRetryPolicy.newBuilder()
+        .setRetryPolicy(
+            RaftClientRequestProto.TypeCase.WRITE,
+            RetryPolicies.retryForeverWithSleep(
+                millis(Math.max(50, options.electionTimeoutMin().toMillis() / 4))))
+        .setTimeout(
+            RaftClientRequestProto.TypeCase.WRITE, millis(options.requestTimeout().toMillis()))
+        .build();
+  }
+
+  /**
+   * Properties of the client a membership change goes through: the leader answers only once the new
+   * members have caught up and the new configuration is committed, which takes as long as copying
+   * the state to them.
+   */
+  static RaftProperties membershipClientProperties(ReplicationOptions options) {
+    RaftProperties properties = forwardingClientProperties(options);
+    RaftClientConfigKeys.Rpc.setRequestTimeout(properties, millis(MEMBERSHIP_CHANGE_MILLIS));
+    return properties;
+  }
+
+  /** Attempts of a membership change: it follows redirects to the leader, a few times. */
+  static RetryPolicy membershipRetryPolicy(ReplicationOptions options) {
     return RetryPolicies.retryUpToMaximumCountWithFixedSleep(
-        8, millis(Math.max(50, options.electionTimeoutMin().toMillis() / 4)));
+        10, millis(Math.max(100, options.electionTimeoutMax().toMillis())));
   }
 
   /** The directory Ratis keeps a group's log and state machine files in. */

@@ -35,6 +35,7 @@ import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.SnapshotManagementRequest;
+import org.apache.ratis.protocol.TransferLeadershipRequest;
 import org.apache.ratis.protocol.exceptions.AlreadyClosedException;
 import org.apache.ratis.protocol.exceptions.LeaderNotReadyException;
 import org.apache.ratis.protocol.exceptions.LeaderSteppingDownException;
@@ -82,9 +83,10 @@ import org.slf4j.LoggerFactory;
  * <p><b>Cluster.</b> Several peers form one group. Any peer takes writes: the leader proposes its
  * batches in-process; a follower batches the same way and forwards each batch to the leader through
  * a Ratis client (which follows a leader change and resends; the retry cache, filled on every peer
- * as it applies, keeps a resend from being applied twice). The batch carries the follower's
- * proposer id, so the outcomes are handed back when the follower itself applies the entry: a write
- * is acknowledged after commit and apply on the node that answers. A follower that cannot reach a
+ * as it applies, keeps a resend from being applied twice), replaced after a leader change or a
+ * failed request ({@link LeaderForwarding} says why). The batch carries the follower's proposer id,
+ * so the outcomes are handed back when the follower itself applies the entry: a write is
+ * acknowledged after commit and apply on the node that answers. A follower that cannot reach a
  * leader within {@code requestTimeout} fails the write with {@link ReplicatorNotReadyException}
  * (outcome unknown: the leader may still commit it). {@link #readBarrier()} is Ratis's ReadIndex,
  * for linearizable reads on any peer.
@@ -117,16 +119,8 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
   /** This node's member of the group, once started: what it knows of roles and the leader. */
   private volatile RaftServer.Division division;
 
-  /** A follower's way to the leader; created on first use, closed with the replicator. */
-  private volatile RaftClient forwardingClient;
-
-  /**
-   * The leader this node knew of when {@link #forwardingClient} was built. Compared with the node's
-   * known leader, never with the client's own {@code getLeaderId()}: the client moves that itself
-   * when a peer redirects it, and comparing with it replaced (and closed, failing what was in
-   * flight) a working client on every redirect while this node's view lagged.
-   */
-  private volatile RaftPeerId forwardingClientBuiltFor;
+  /** A follower's way to the leader (see {@link LeaderForwarding}); closed with the replicator. */
+  private final LeaderForwarding forwarding;
 
   private final ReadBarriers readBarriers;
 
@@ -140,6 +134,9 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
   private static final byte[] COMMIT_CARRIER = CommandBatch.encode(0L, 0L, List.of());
 
   private final AtomicBoolean carrierInFlight = new AtomicBoolean();
+
+  /** Set while a membership change this node asked for is under way (one at a time). */
+  private final AtomicBoolean membershipChanging = new AtomicBoolean();
 
   private volatile RaftServer server;
 
@@ -159,6 +156,7 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
     this.clusterExecutor =
         options.standalone() ? Runnable::run : own(owned, "sluice-replication-cluster");
     this.readBarriers = new ReadBarriers(this::startReadBarrier, clusterExecutor);
+    this.forwarding = new LeaderForwarding(this::newForwardingClient);
     this.ownedExecutors = List.copyOf(owned);
     // Random per instance: batches replayed from an earlier run, or proposed by another peer, never
     // match, so their outcomes are not routed to anyone here.
@@ -345,7 +343,7 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
     Optional<String> leader = leaderId();
     long downAfterMillis = 2 * options.electionTimeoutMax().toMillis();
     List<GroupStatus.Peer> peers = new ArrayList<>();
-    for (ReplicationPeer peer : options.peers()) {
+    for (ReplicationPeer peer : members()) {
       boolean isLeader = leader.isPresent() && leader.get().equals(peer.id());
       GroupStatus.Reachability reachability;
       if (peer.id().equals(selfId.toString()) || isLeader) {
@@ -435,6 +433,14 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
     }
   }
 
+  /** What this node knows of the leader, for a failed write's message. */
+  private String leaderMessage() {
+    RaftPeerId leader = knownLeader();
+    return leader == null
+        ? noLeaderMessage()
+        : "this node (" + selfId + ") follows " + leader + " as leader";
+  }
+
   private String noLeaderMessage() {
     return "this node ("
         + selfId
@@ -446,6 +452,160 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
   @Override
   public CompletableFuture<Void> ready() {
     return firstReady;
+  }
+
+  /**
+   * The group's members as this node knows them now: the configuration Ratis last applied here (it
+   * changes with {@link #changeMembers}, and a restarted node reads it from its own storage, not
+   * from the options), in the options' order with members added since at the end; the options'
+   * peers before the store runs.
+   */
+  public List<ReplicationPeer> members() {
+    RaftServer.Division member = division;
+    if (member == null || options.standalone()) {
+      return options.peers();
+    }
+    Collection<RaftPeer> current;
+    try {
+      current = member.getRaftConf().getCurrentPeers();
+    } catch (RuntimeException e) {
+      return options.peers();
+    }
+    if (current.isEmpty()) {
+      return options.peers();
+    }
+    Map<String, ReplicationPeer> byId = new java.util.LinkedHashMap<>();
+    for (RaftPeer peer : current) {
+      String address = peer.getAddress();
+      int colon = address.lastIndexOf(':');
+      byId.put(
+          peer.getId().toString(),
+          new ReplicationPeer(
+              peer.getId().toString(),
+              address.substring(0, colon),
+              Integer.parseInt(address.substring(colon + 1))));
+    }
+    List<ReplicationPeer> ordered = new ArrayList<>();
+    for (ReplicationPeer peer : options.peers()) {
+      ReplicationPeer live = byId.remove(peer.id());
+      if (live != null) {
+        ordered.add(live);
+      }
+    }
+    byId.values().stream()
+        .sorted(java.util.Comparator.comparing(ReplicationPeer::id))
+        .forEach(ordered::add);
+    return List.copyOf(ordered);
+  }
+
+  /**
+   * Changes the group's membership to exactly {@code newMembers}, on any node: the request goes to
+   * the leader, which first brings new members up to date (from its log, or a snapshot) and then
+   * commits the new configuration through Raft's joint consensus, so a majority of both the old and
+   * the new membership agrees and no acknowledged write is lost. Completes once the new
+   * configuration is committed. One change at a time; a second one while one runs fails at once.
+   *
+   * <p>A new member must already run, started with a cluster list that includes itself. A removed
+   * member stops hearing from the leader and should then be stopped; removing the leader makes it
+   * step down once the change is committed.
+   */
+  public CompletableFuture<Void> changeMembers(List<ReplicationPeer> newMembers) {
+    if (options.standalone()) {
+      return CompletableFuture.failedFuture(
+          new IllegalStateException("a standalone server has no cluster membership to change"));
+    }
+    if (closed.get()) {
+      return CompletableFuture.failedFuture(new ReplicatorClosedException("replicator is closed"));
+    }
+    if (newMembers.isEmpty()) {
+      return CompletableFuture.failedFuture(
+          new IllegalArgumentException("a cluster needs at least one member"));
+    }
+    if (!membershipChanging.compareAndSet(false, true)) {
+      return CompletableFuture.failedFuture(
+          new ReplicatorOverloadedException(
+              "a membership change is already under way on this node; retry once it is done"));
+    }
+    List<RaftPeer> target = toRaftPeers(newMembers);
+    CompletableFuture<Void> changed = new CompletableFuture<>();
+    Thread changer =
+        new Thread(
+            () -> {
+              try (RaftClient admin =
+                  RaftClient.newBuilder()
+                      .setClientId(ClientId.randomId())
+                      .setRaftGroup(RaftGroup.valueOf(groupId, raftPeers()))
+                      .setLeaderId(knownLeader())
+                      .setProperties(RatisProperties.membershipClientProperties(options))
+                      .setRetryPolicy(RatisProperties.membershipRetryPolicy(options))
+                      .build()) {
+                RaftClientReply reply = admin.admin().setConfiguration(target);
+                if (reply.isSuccess()) {
+                  log.info("cluster membership is now {}", newMembers);
+                  changed.complete(null);
+                } else {
+                  changed.completeExceptionally(translateFailure(reply.getException()));
+                }
+              } catch (IOException | RuntimeException e) {
+                changed.completeExceptionally(
+                    new ReplicationException(
+                        "the membership change did not complete; it may still take effect: " + e,
+                        e));
+              } finally {
+                membershipChanging.set(false);
+              }
+            },
+            "sluice-membership-change");
+    changer.setDaemon(true);
+    changer.start();
+    return changed;
+  }
+
+  /**
+   * Hands leadership from this node to {@code peerId}: Ratis waits until the peer's log has caught
+   * up, then has it start an election it wins at once. Completes once the peer leads; fails when
+   * this node does not lead, the peer is not a member, or it did not take over within {@code
+   * timeout}. Writes in flight meanwhile are not lost: forwarded ones follow the new leader, and
+   * local ones fail "outcome unknown" only if this node loses leadership before they commit.
+   */
+  public CompletableFuture<Void> transferLeadership(String peerId, Duration timeout) {
+    if (closed.get()) {
+      return CompletableFuture.failedFuture(new ReplicatorClosedException("replicator is closed"));
+    }
+    return requestTransfer(peerId, timeout);
+  }
+
+  private CompletableFuture<Void> requestTransfer(String peerId, Duration timeout) {
+    RaftServer raft = server;
+    if (raft == null) {
+      return CompletableFuture.failedFuture(new ReplicatorNotReadyException("not started"));
+    }
+    TransferLeadershipRequest request =
+        new TransferLeadershipRequest(
+            clientId,
+            selfId,
+            groupId,
+            nextAdminCallId.getAndIncrement(),
+            RaftPeerId.valueOf(peerId),
+            timeout.toMillis());
+    try {
+      return raft.transferLeadershipAsync(request)
+          .thenApply(
+              reply -> {
+                if (!reply.isSuccess()) {
+                  throw new CompletionException(
+                      new ReplicatorNotReadyException(
+                          "leadership was not handed to "
+                              + peerId
+                              + ": "
+                              + reply.getException().getMessage(),
+                          reply.getException()));
+                }
+                return null;
+              });
+    } catch (IOException | RuntimeException e) {
+      return CompletableFuture.failedFuture(translateFailure(e));
+    }
   }
 
   /**
@@ -514,8 +674,9 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
 
   /**
    * Stops taking submissions, waits up to {@link #CLOSE_DRAIN_TIMEOUT} for accepted ones to be
-   * applied, then stops Ratis (which applies what is committed and writes a final snapshot) and
-   * fails whatever is left with {@link ReplicatorClosedException}.
+   * applied, hands leadership to a follower when this node leads a cluster, then stops Ratis (which
+   * applies what is committed and writes a final snapshot) and fails whatever is left with {@link
+   * ReplicatorClosedException}.
    */
   @Override
   public void close() {
@@ -540,17 +701,10 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
     } catch (ExecutionException e) {
       throw new IllegalStateException("cannot happen: the drain future never fails", e);
     }
-    RaftClient client;
-    synchronized (this) {
-      client = forwardingClient;
+    if (!options.standalone() && leadsNow()) {
+      handOverLeadership();
     }
-    if (client != null) {
-      try {
-        client.close();
-      } catch (IOException | RuntimeException e) {
-        log.debug("closing the forwarding client failed", e);
-      }
-    }
+    forwarding.close();
     RaftServer raft = server;
     if (raft != null) {
       try {
@@ -572,6 +726,50 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
         Thread.currentThread().interrupt();
         break;
       }
+    }
+  }
+
+  /**
+   * A leader that stops cleanly first hands leadership to the follower it heard from last, so the
+   * others go on writing after a redirect instead of waiting out an election timeout (a rolling
+   * restart stops the leader once). Bounded by the request timeout; when it fails, the node stops
+   * anyway and the others elect a leader as after a crash.
+   */
+  private void handOverLeadership() {
+    String target = null;
+    long quietest = Long.MAX_VALUE;
+    try {
+      var role = division.getInfo().getRoleInfoProto();
+      if (role.hasLeaderInfo()) {
+        for (var follower : role.getLeaderInfo().getFollowerInfoList()) {
+          if (follower.getLastRpcElapsedTimeMs() < quietest) {
+            quietest = follower.getLastRpcElapsedTimeMs();
+            target = follower.getId().getId().toStringUtf8();
+          }
+        }
+      }
+    } catch (RuntimeException e) {
+      log.debug("no follower to hand leadership to", e);
+      return;
+    }
+    if (target == null || quietest > 2 * options.electionTimeoutMax().toMillis()) {
+      return;
+    }
+    long began = System.nanoTime();
+    Duration timeout = options.requestTimeout();
+    try {
+      requestTransfer(target, timeout).get(timeout.toMillis() + 1_000, TimeUnit.MILLISECONDS);
+      log.info(
+          "handed leadership to {} before stopping ({} ms)",
+          target,
+          TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - began));
+    } catch (ExecutionException | TimeoutException e) {
+      log.warn(
+          "could not hand leadership to {} before stopping ({}); the others will elect a leader",
+          target,
+          String.valueOf(rootCause(e).getMessage()));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 
@@ -652,19 +850,13 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
 
   /**
    * Sends a batch to the leader and completes once this node has applied it too, so the outcome
-   * routed to the proposer (by the batch's proposer id) comes from this node's own state.
+   * routed to the proposer (by the batch's proposer id) comes from this node's own state. Any
+   * failure is "outcome unknown": the leader may have committed the batch.
    */
   private CompletableFuture<RaftClientReply> forward(byte[] entry) {
-    RaftClient client;
-    try {
-      client = forwardingClient();
-    } catch (RuntimeException e) {
-      return CompletableFuture.failedFuture(translateFailure(e));
-    }
     long timeoutMillis = options.requestTimeout().toMillis();
-    return client
-        .async()
-        .send(Message.valueOf(UnsafeByteOperations.unsafeWrap(entry)))
+    return forwarding
+        .send(Message.valueOf(UnsafeByteOperations.unsafeWrap(entry)), knownLeader(), timeoutMillis)
         .thenCompose(
             reply -> {
               if (!reply.isSuccess()) {
@@ -676,65 +868,45 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
         .exceptionally(
             failure -> {
               Throwable cause = rootCause(failure);
-              if (cause instanceof TimeoutException) {
-                throw new CompletionException(
-                    new ReplicatorNotReadyException(
-                        "the leader did not take the write within "
-                            + timeoutMillis
-                            + " ms; outcome unknown ("
-                            + noLeaderMessage()
-                            + ")",
-                        cause));
+              if (cause instanceof ReplicationException replication) {
+                throw new CompletionException(replication);
               }
-              throw new CompletionException(cause);
+              if (closed.get()) {
+                throw new CompletionException(
+                    new ReplicatorClosedException(
+                        "replicator closed before the command was acknowledged; outcome unknown"));
+              }
+              String why =
+                  cause instanceof TimeoutException
+                      ? "the leader did not take the write within " + timeoutMillis + " ms"
+                      : "forwarding the write to the leader failed (" + cause + ")";
+              throw new CompletionException(
+                  new ReplicatorNotReadyException(
+                      why + "; outcome unknown (" + leaderMessage() + ")", cause));
             });
   }
 
   /**
-   * The client forwards go through, aimed at the leader this node's Raft member knows of. The
-   * member learns of a new leader from the heartbeats within an election; a client left aimed at a
-   * dead leader would instead spend its attempts on it. So when the two differ, the client is
-   * replaced (what was in flight on the old one fails: outcome unknown).
+   * A client aimed at {@code leader}, for {@link LeaderForwarding}: each attempt bounded by the
+   * election timeout, attempts repeated until the request timeout (see {@link RatisProperties}).
    */
-  private RaftClient forwardingClient() {
-    RaftPeerId leader = knownLeader();
-    RaftClient client = forwardingClient;
-    if (client != null && (leader == null || leader.equals(forwardingClientBuiltFor))) {
-      return client;
-    }
-    RaftClient replaced = null;
-    synchronized (this) {
-      if (closed.get()) {
-        throw new ReplicatorClosedException("replicator is closed");
-      }
-      client = forwardingClient;
-      if (client == null || (leader != null && !leader.equals(forwardingClientBuiltFor))) {
-        replaced = client;
-        client =
-            RaftClient.newBuilder()
-                .setClientId(ClientId.randomId())
-                .setRaftGroup(RaftGroup.valueOf(groupId, raftPeers()))
-                .setLeaderId(leader)
-                .setProperties(RatisProperties.forwardingClientProperties(options))
-                .setRetryPolicy(RatisProperties.forwardingRetryPolicy(options))
-                .build();
-        forwardingClientBuiltFor = leader;
-        forwardingClient = client;
-      }
-    }
-    if (replaced != null) {
-      try {
-        replaced.close();
-      } catch (IOException | RuntimeException e) {
-        log.debug("closing the forwarding client of an earlier leader failed", e);
-      }
-    }
-    return client;
+  private RaftClient newForwardingClient(RaftPeerId leader) {
+    return RaftClient.newBuilder()
+        .setClientId(ClientId.randomId())
+        .setRaftGroup(RaftGroup.valueOf(groupId, raftPeers()))
+        .setLeaderId(leader)
+        .setProperties(RatisProperties.forwardingClientProperties(options))
+        .setRetryPolicy(RatisProperties.forwardingRetryPolicy(options))
+        .build();
   }
 
   private List<RaftPeer> raftPeers() {
+    return toRaftPeers(members());
+  }
+
+  private static List<RaftPeer> toRaftPeers(List<ReplicationPeer> members) {
     List<RaftPeer> peers = new ArrayList<>();
-    for (ReplicationPeer peer : options.peers()) {
+    for (ReplicationPeer peer : members) {
       peers.add(RaftPeer.newBuilder().setId(peer.id()).setAddress(peer.address()).build());
     }
     return peers;

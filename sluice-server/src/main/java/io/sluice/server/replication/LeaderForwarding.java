@@ -1,0 +1,221 @@
+package io.sluice.server.replication;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A follower's way to the leader: each batch goes through a Ratis client aimed at the leader this
+ * node knows of, and a client that can no longer be trusted is retired for a new one.
+ *
+ * <p><b>Why clients are retired.</b> Ratis's ordered async client keeps one sliding window of
+ * requests per group. Once any request in it fails for good (its retries ran out during an
+ * election, or the answer cannot be retried), the window keeps that failure and fails every later
+ * request at once with "… is closed" ({@code AlreadyClosedException}) for as long as the client
+ * lives. Kept, such a client turned one failed write into a node that failed every forwarded write
+ * until the leader changed again. So a client takes new batches only while
+ *
+ * <ol>
+ *   <li>none of its requests has failed or gone unanswered past the timeout (a request the caller
+ *       gave up on may still fail for good later, taking every request sent after it along), and
+ *   <li>it was built for the leader this node knows of now (a client left aimed at a dead leader
+ *       would spend its attempts there), or no leader is known;
+ * </ol>
+ *
+ * otherwise the next batch gets a new client. A failure retires the client before the caller hears
+ * of it, so a batch sent after a failure never shares its window. Batches already in flight beside
+ * a request that fails for good do fail with it (at most the entries in flight).
+ *
+ * <p><b>Retired, not closed.</b> Closing a client fails what is in flight on it, and those batches
+ * may well be committing: the client follows the leader's redirects, and the retry cache on every
+ * peer makes a resend apply once. A retired client is closed when its last request completes, or by
+ * {@link #close}. At most one client per request in flight is alive, plus the current one.
+ *
+ * <p>Concurrency: {@link #send} runs on the proposer thread, completions on Ratis's client threads;
+ * choosing, counting and retiring happen under this object's lock, closing a client outside it.
+ */
+final class LeaderForwarding implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(LeaderForwarding.class);
+
+  /** Builds a client aimed at {@code leader} (null: none known; Ratis picks a peer). */
+  interface ClientFactory {
+    RaftClient build(RaftPeerId leader);
+  }
+
+  /** One client and what is known of it; fields guarded by the enclosing instance. */
+  private static final class Generation {
+    final RaftClient client;
+    final RaftPeerId builtFor;
+    int inFlight;
+    boolean failed;
+    boolean retired;
+
+    Generation(RaftClient client, RaftPeerId builtFor) {
+      this.client = client;
+      this.builtFor = builtFor;
+    }
+  }
+
+  private final ClientFactory factory;
+
+  /** The client new batches go through, or null before the first and after a retirement. */
+  private Generation current;
+
+  /** Retired clients with requests still in flight. */
+  private final List<Generation> retired = new ArrayList<>();
+
+  private boolean closed;
+  private long clientsBuilt;
+
+  LeaderForwarding(ClientFactory factory) {
+    this.factory = factory;
+  }
+
+  /**
+   * Sends {@code message} to the leader; the future completes with the leader's reply (the entry
+   * committed) or fails, with the outcome unknown, when the client gives up or after {@code
+   * timeoutMillis}. A failure has retired the client before the future fails, so a send made after
+   * seeing it goes through a new client.
+   */
+  CompletableFuture<RaftClientReply> send(
+      Message message, RaftPeerId knownLeader, long timeoutMillis) {
+    Generation generation;
+    RaftClient toClose = null;
+    synchronized (this) {
+      if (closed) {
+        return CompletableFuture.failedFuture(
+            new ReplicatorClosedException("replicator is closed"));
+      }
+      if (current == null
+          || current.failed
+          || (knownLeader != null && !knownLeader.equals(current.builtFor))) {
+        toClose = retire(current);
+        RaftClient client;
+        try {
+          client = factory.build(knownLeader);
+        } catch (RuntimeException e) {
+          current = null;
+          closeQuietly(toClose);
+          return CompletableFuture.failedFuture(e);
+        }
+        current = new Generation(client, knownLeader);
+        clientsBuilt++;
+      }
+      generation = current;
+      generation.inFlight++;
+    }
+    closeQuietly(toClose);
+    CompletableFuture<RaftClientReply> reply;
+    try {
+      reply = generation.client.async().send(message);
+    } catch (RuntimeException e) {
+      reply = CompletableFuture.failedFuture(e);
+    }
+    // The request itself may go on after the answer timed out (the client still retries): the
+    // client is closed only after its last request ends.
+    reply.whenComplete((answer, failure) -> ended(generation, failure != null));
+    return reply
+        .copy()
+        .orTimeout(timeoutMillis, TimeUnit.MILLISECONDS)
+        .whenComplete(
+            (answer, failure) -> {
+              if (failure != null) {
+                failed(generation);
+              }
+            });
+  }
+
+  /** How many clients were built so far: one, plus one per leader change or failed request. */
+  synchronized long clientsBuilt() {
+    return clientsBuilt;
+  }
+
+  /** Closes every client; what is in flight fails. Later sends fail at once. */
+  @Override
+  public void close() {
+    List<RaftClient> toClose = new ArrayList<>();
+    synchronized (this) {
+      closed = true;
+      if (current != null) {
+        toClose.add(current.client);
+        current = null;
+      }
+      for (Generation generation : retired) {
+        toClose.add(generation.client);
+      }
+      retired.clear();
+    }
+    toClose.forEach(LeaderForwarding::closeQuietly);
+  }
+
+  /** A request of {@code generation} ended (answered, or given up by the client). */
+  private void ended(Generation generation, boolean failed) {
+    RaftClient toClose = null;
+    synchronized (this) {
+      generation.inFlight--;
+      if (failed) {
+        toClose = retireFailed(generation);
+      }
+      if (generation.retired && generation.inFlight == 0 && retired.remove(generation)) {
+        toClose = generation.client;
+      }
+    }
+    closeQuietly(toClose);
+  }
+
+  /** A request of {@code generation} failed or timed out: no new request goes through it. */
+  private void failed(Generation generation) {
+    RaftClient toClose;
+    synchronized (this) {
+      toClose = retireFailed(generation);
+    }
+    closeQuietly(toClose);
+  }
+
+  private RaftClient retireFailed(Generation generation) {
+    if (generation.failed) {
+      return null;
+    }
+    generation.failed = true;
+    if (generation != current) {
+      return null; // retired already (a leader change), or closed
+    }
+    current = null;
+    return retire(generation);
+  }
+
+  /**
+   * Takes {@code generation} out of use; returns its client when nothing is in flight on it (the
+   * caller closes it outside the lock), else keeps it until its last request completes.
+   */
+  private RaftClient retire(Generation generation) {
+    if (generation == null || generation.retired) {
+      return null;
+    }
+    generation.retired = true;
+    if (generation.inFlight == 0) {
+      return generation.client;
+    }
+    retired.add(generation);
+    return null;
+  }
+
+  private static void closeQuietly(RaftClient client) {
+    if (client == null) {
+      return;
+    }
+    try {
+      client.close();
+    } catch (IOException | RuntimeException e) {
+      log.debug("closing a forwarding client failed", e);
+    }
+  }
+}
