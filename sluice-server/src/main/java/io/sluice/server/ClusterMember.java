@@ -43,6 +43,20 @@ public record ClusterMember(String host, int port) {
     return host + "_" + port;
   }
 
+  /** The member a Raft peer id ({@link #peerId()}) names. */
+  public static ClusterMember ofPeerId(String peerId) {
+    int separator = peerId.lastIndexOf('_');
+    if (separator < 0) {
+      throw new IllegalArgumentException("'" + peerId + "' is not a cluster member's peer id");
+    }
+    try {
+      return new ClusterMember(
+          peerId.substring(0, separator), Integer.parseInt(peerId.substring(separator + 1)));
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("'" + peerId + "' is not a cluster member's peer id");
+    }
+  }
+
   /** One {@code ip[:port]} entry. */
   public static ClusterMember parse(String entry) {
     String text = entry.strip();

@@ -1,6 +1,7 @@
 package io.sluice.server;
 
 import io.sluice.server.naming.health.HealthCheckTargets;
+import io.sluice.server.replication.ReplicationOptions;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Files;
@@ -90,6 +91,7 @@ public final class ServerOptions {
   private final int raftPortOffset;
   private final Duration electionTimeout;
   private final Duration ephemeralOwnerTimeout;
+  private final long snapshotEveryEntries;
   private final AuthMode authMode;
   private final String initialAdminPassword;
   private final Duration tokenTtl;
@@ -135,6 +137,7 @@ public final class ServerOptions {
     this.raftPortOffset = builder.raftPortOffset;
     this.electionTimeout = builder.electionTimeout;
     this.ephemeralOwnerTimeout = builder.ephemeralOwnerTimeout;
+    this.snapshotEveryEntries = builder.snapshotEveryEntries;
     if (httpPort != 0 && httpPort - raftPortOffset < 1) {
       throw new IllegalArgumentException(
           "the Raft port (HTTP port "
@@ -233,6 +236,14 @@ public final class ServerOptions {
   /** In a cluster, silence after which a node's ephemeral instances are removed everywhere. */
   public Duration ephemeralOwnerTimeout() {
     return ephemeralOwnerTimeout;
+  }
+
+  /**
+   * How many log entries between snapshots; the log is purged behind each snapshot (keeping as many
+   * entries again), so a node that was down for longer catches up from a snapshot.
+   */
+  public long snapshotEveryEntries() {
+    return snapshotEveryEntries;
   }
 
   /** The largest config content accepted, in UTF-8 bytes. */
@@ -438,8 +449,18 @@ public final class ServerOptions {
     private int raftPortOffset = DEFAULT_RAFT_PORT_OFFSET;
     private Duration electionTimeout;
     private Duration ephemeralOwnerTimeout = DEFAULT_EPHEMERAL_OWNER_TIMEOUT;
+    private long snapshotEveryEntries = ReplicationOptions.DEFAULT_SNAPSHOT_THRESHOLD_ENTRIES;
 
     private Builder() {}
+
+    public Builder snapshotEveryEntries(long entries) {
+      if (entries < 100 || entries > 100_000_000) {
+        throw new IllegalArgumentException(
+            "snapshot interval must be between 100 and 100000000 entries, was " + entries);
+      }
+      this.snapshotEveryEntries = entries;
+      return this;
+    }
 
     public Builder ephemeralOwnerTimeout(Duration timeout) {
       Objects.requireNonNull(timeout, "timeout");

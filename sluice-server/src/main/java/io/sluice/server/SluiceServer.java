@@ -8,6 +8,7 @@ import io.sluice.server.auth.http.HttpAccessRules;
 import io.sluice.server.clock.ServerClock;
 import io.sluice.server.cluster.http.ClusterRoutes;
 import io.sluice.server.cluster.http.ClusterView;
+import io.sluice.server.cluster.http.MembershipChanges;
 import io.sluice.server.config.ConfigFeature;
 import io.sluice.server.config.ConfigService;
 import io.sluice.server.config.grpc.ConfigGrpcHandlers;
@@ -77,6 +78,11 @@ public final class SluiceServer implements AutoCloseable {
   private static final long CONNECTION_SWEEP_MILLIS = 500;
 
   private static final int MAX_PENDING_PUSHES_PER_CONNECTION = 1_024;
+
+  /** In a cluster, how long a node keeps trying to bootstrap auth, and how often. */
+  private static final long BOOTSTRAP_PATIENCE_MILLIS = 60_000;
+
+  private static final long BOOTSTRAP_RETRY_MILLIS = 500;
 
   /** How long a stopping cluster node waits for its clients to move to other nodes. */
   private static final long CLIENT_MOVE_TIMEOUT_MILLIS = 3_000;
@@ -187,7 +193,7 @@ public final class SluiceServer implements AutoCloseable {
         auth.service().enabled()
             ? replicator
                 .ready()
-                .thenCompose(storeReady -> auth.service().bootstrap(options.initialAdminPassword()))
+                .thenCompose(storeReady -> bootstrapAuth(auth.service(), options, threads))
             : replicator.ready();
     BooleanSupplier serving =
         auth.service().enabled()
@@ -219,7 +225,13 @@ public final class SluiceServer implements AutoCloseable {
                 new NamingHttpApi(naming.service(), serving, grpc.connections()::size),
                 new NamespaceRoutes(namespaces.service(), config.service()::countByNamespace),
                 new ConnectionRoutes(grpc.connections()),
-                new ClusterRoutes(() -> clusterView(options, replicator), version(), threads.vertx),
+                new ClusterRoutes(
+                    () -> clusterView(options, replicator),
+                    options.standalone()
+                        ? MembershipChanges.NONE
+                        : new StoreMembershipChanges(options, replicator),
+                    version(),
+                    threads.vertx),
                 new AuthRoutes(auth.service())));
     started.push(httpApi);
     log.debug("started with {}", options);
@@ -236,6 +248,52 @@ public final class SluiceServer implements AutoCloseable {
         grpc.server(),
         configHttp,
         httpApi);
+  }
+
+  /**
+   * The token key and the admin user, once the store is ready. In a cluster every node bootstraps
+   * when it joins, and a write can meet an election and fail with its outcome unknown; every step
+   * keeps what exists, so a failed bootstrap is tried again, every {@link #BOOTSTRAP_RETRY_MILLIS},
+   * for up to {@link #BOOTSTRAP_PATIENCE_MILLIS}.
+   */
+  private static CompletableFuture<Void> bootstrapAuth(
+      AuthService auth, ServerOptions options, ServerThreads threads) {
+    if (options.standalone()) {
+      return auth.bootstrap(options.initialAdminPassword());
+    }
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(BOOTSTRAP_PATIENCE_MILLIS);
+    attemptBootstrap(auth, options.initialAdminPassword(), threads, deadline, done);
+    return done;
+  }
+
+  private static void attemptBootstrap(
+      AuthService auth,
+      String password,
+      ServerThreads threads,
+      long deadline,
+      CompletableFuture<Void> done) {
+    auth.bootstrap(password)
+        .whenComplete(
+            (ignored, failure) -> {
+              if (failure == null) {
+                done.complete(null);
+                return;
+              }
+              if (System.nanoTime() > deadline) {
+                done.completeExceptionally(failure);
+                return;
+              }
+              log.debug("auth bootstrap failed; retrying: {}", failure.toString());
+              try {
+                threads.scheduler.schedule(
+                    () -> attemptBootstrap(auth, password, threads, deadline, done),
+                    BOOTSTRAP_RETRY_MILLIS,
+                    TimeUnit.MILLISECONDS);
+              } catch (RuntimeException closing) {
+                done.completeExceptionally(failure);
+              }
+            });
   }
 
   /**
@@ -407,9 +465,9 @@ public final class SluiceServer implements AutoCloseable {
   /** The membership the registry drops dead nodes' instances by, from the store's view. */
   private static NamingFeature.Membership membership(
       ServerOptions options, StartingReplicator replicator) {
-    Set<String> members = new HashSet<>();
+    Set<String> listed = new HashSet<>();
     for (ClusterMember member : options.clusterMembers()) {
-      members.add(member.peerId());
+      listed.add(member.peerId());
     }
     return new NamingFeature.Membership() {
       @Override
@@ -417,9 +475,20 @@ public final class SluiceServer implements AutoCloseable {
         return replicator.isLeader();
       }
 
+      /** The group's current members (they change at runtime); the cluster list until it runs. */
       @Override
       public Set<String> members() {
-        return members;
+        return replicator
+            .groupStatus()
+            .map(
+                status -> {
+                  Set<String> members = new HashSet<>();
+                  for (GroupStatus.Peer peer : status.peers()) {
+                    members.add(peer.id());
+                  }
+                  return members;
+                })
+            .orElse(listed);
       }
 
       @Override
@@ -446,10 +515,18 @@ public final class SluiceServer implements AutoCloseable {
    */
   private static ClusterView clusterView(ServerOptions options, StartingReplicator replicator) {
     Optional<GroupStatus> status = replicator.groupStatus();
-    List<ClusterMember> members =
-        options.standalone()
-            ? List.of(new ClusterMember(options.bindAddress(), Math.max(1, options.httpPort())))
-            : options.clusterMembers();
+    List<ClusterMember> members;
+    if (options.standalone()) {
+      members = List.of(new ClusterMember(options.bindAddress(), Math.max(1, options.httpPort())));
+    } else if (status.isPresent()) {
+      // The group's current members: they change at runtime, so the cluster list may be stale.
+      members = new ArrayList<>();
+      for (GroupStatus.Peer peer : status.get().peers()) {
+        members.add(ClusterMember.ofPeerId(peer.id()));
+      }
+    } else {
+      members = options.clusterMembers();
+    }
     List<ClusterView.Member> view = new ArrayList<>();
     for (ClusterMember member : members) {
       GroupStatus.Peer peer = null;
@@ -490,7 +567,8 @@ public final class SluiceServer implements AutoCloseable {
         ReplicationOptions.builder(options.dataDir().resolve("ratis"))
             // A command carries the content once, plus its metadata.
             .maxCommandBytes(
-                (int) Math.min(Integer.MAX_VALUE, options.maxContentBytes() + 64 * 1024));
+                (int) Math.min(Integer.MAX_VALUE, options.maxContentBytes() + 64 * 1024))
+            .snapshotThresholdEntries(options.snapshotEveryEntries());
     if (options.standalone()) {
       return replication
           .self(

@@ -2,8 +2,10 @@ package io.sluice.server;
 
 import io.sluice.server.replication.GroupStatus;
 import io.sluice.server.replication.RatisReplicator;
+import io.sluice.server.replication.ReplicationPeer;
 import io.sluice.server.replication.Replicator;
 import io.sluice.server.replication.ReplicatorNotReadyException;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
@@ -100,6 +102,13 @@ final class StartingReplicator implements Replicator, AutoCloseable {
     return started() instanceof RatisReplicator ratis
         ? Optional.of(ratis.groupStatus())
         : Optional.empty();
+  }
+
+  /** Changes the group's membership (see {@link RatisReplicator#changeMembers}). */
+  CompletableFuture<Void> changeMembers(List<ReplicationPeer> members) {
+    return started() instanceof RatisReplicator ratis
+        ? ratis.changeMembers(members)
+        : CompletableFuture.failedFuture(new ReplicatorNotReadyException("the store is starting"));
   }
 
   /** Why the store could not start, or null. */

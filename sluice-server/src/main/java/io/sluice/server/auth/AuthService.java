@@ -58,6 +58,12 @@ public final class AuthService {
   private final boolean enabled;
   private final long tokenTtlSeconds;
 
+  /** The admin password this process generated, if it needed one; see {@link #bootstrap}. */
+  private String generatedPassword;
+
+  private final java.util.concurrent.atomic.AtomicBoolean generatedShown =
+      new java.util.concurrent.atomic.AtomicBoolean();
+
   AuthService(
       AuthStore store,
       ReplicatedWrites writes,
@@ -191,6 +197,11 @@ public final class AuthService {
    * Makes sure the token key and the admin user exist; once the store is ready, at every start with
    * auth on. With no admin yet, it is created with {@code initialPassword}, or a generated one that
    * is logged once. Completes when both exist.
+   *
+   * <p>May be called again after a failure (in a cluster a write can meet an election and fail with
+   * its outcome unknown): every step keeps what exists, the generated password is generated once
+   * per process, and if an earlier call created the admin without learning it, the password is
+   * still shown.
    */
   public CompletableFuture<Void> bootstrap(String initialPassword) {
     byte[] key = new byte[KEY_BYTES];
@@ -201,31 +212,65 @@ public final class AuthService {
             : submit(new InitKey(Base64.getEncoder().encodeToString(key)));
     return keyed.thenCompose(
         ignored -> {
-          if (store.view().hashes.containsKey(ADMIN_USER)) {
-            return CompletableFuture.completedFuture(null);
-          }
           boolean generated = initialPassword == null || initialPassword.isEmpty();
-          String password = generated ? generatePassword() : initialPassword;
+          String password = generated ? generatedPassword() : initialPassword;
+          if (store.view().hashes.containsKey(ADMIN_USER)) {
+            return generated
+                ? showIfCreatedHere(password)
+                : CompletableFuture.completedFuture(null);
+          }
           return onHashing(() -> hasher.hash(password))
               .thenCompose(hash -> submit(new BootstrapAdmin(hash)))
-              .thenAccept(
+              .thenCompose(
                   outcome -> {
                     if (!(outcome instanceof AuthOutcome.Applied)) {
-                      return;
+                      return generated
+                          ? showIfCreatedHere(password)
+                          : CompletableFuture.completedFuture(null);
                     }
                     if (generated) {
-                      log.warn(
-                          "Created the admin user '{}' with the generated password: {}  (shown"
-                              + " this once; set SLUICE_ADMIN_PASSWORD before the first start to"
-                              + " choose it, change it with PUT /nacos/v1/auth/users)",
-                          ADMIN_USER,
-                          password);
+                      showGenerated(password);
                     } else {
                       log.info(
                           "Created the admin user '{}' from SLUICE_ADMIN_PASSWORD", ADMIN_USER);
                     }
+                    return CompletableFuture.completedFuture(null);
                   });
         });
+  }
+
+  /** This process's generated admin password, the same for every bootstrap attempt. */
+  private synchronized String generatedPassword() {
+    if (generatedPassword == null) {
+      generatedPassword = generatePassword();
+    }
+    return generatedPassword;
+  }
+
+  /** Shows the generated password if the admin's stored hash is of it (an earlier attempt's). */
+  private CompletableFuture<Void> showIfCreatedHere(String password) {
+    String hash = store.view().hashes.get(ADMIN_USER);
+    if (hash == null || generatedShown.get()) {
+      return CompletableFuture.completedFuture(null);
+    }
+    return onHashing(() -> PasswordHasher.matches(password, hash))
+        .thenAccept(
+            ours -> {
+              if (ours) {
+                showGenerated(password);
+              }
+            });
+  }
+
+  private void showGenerated(String password) {
+    if (generatedShown.compareAndSet(false, true)) {
+      log.warn(
+          "Created the admin user '{}' with the generated password: {}  (shown this once; set"
+              + " SLUICE_ADMIN_PASSWORD before the first start to choose it, change it with PUT"
+              + " /nacos/v1/auth/users)",
+          ADMIN_USER,
+          password);
+    }
   }
 
   private String generatePassword() {

@@ -92,6 +92,15 @@ final class ServerCommand implements Callable<Integer> {
   Long ownerTimeoutMillis;
 
   @Option(
+      names = "--snapshot-every-entries",
+      paramLabel = "N",
+      description =
+          "Raft log entries between snapshots (default: 10000). The log is purged behind each"
+              + " snapshot, keeping N entries more; a node down for longer catches up from a"
+              + " snapshot.")
+  Long snapshotEveryEntries;
+
+  @Option(
       names = "--auth",
       description =
           "Require a login (Nacos's username/password and access tokens) even on loopback. Auth is"
@@ -227,6 +236,9 @@ final class ServerCommand implements Callable<Integer> {
       }
       if (electionTimeoutMillis != null) {
         builder.electionTimeout(Duration.ofMillis(electionTimeoutMillis));
+      }
+      if (snapshotEveryEntries != null) {
+        builder.snapshotEveryEntries(snapshotEveryEntries);
       }
       options =
           builder

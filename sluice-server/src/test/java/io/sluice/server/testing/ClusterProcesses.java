@@ -32,6 +32,12 @@ public final class ClusterProcesses implements AutoCloseable {
   /** Silence after which a test node's ephemeral instances are removed (default 10 s). */
   public static final int OWNER_TIMEOUT_MILLIS = 3_000;
 
+  /**
+   * Log entries between snapshots on test nodes (default 10,000), so a test can make a node fall
+   * behind the purged log with a few thousand writes.
+   */
+  public static final int SNAPSHOT_EVERY_ENTRIES = 500;
+
   private static final String[] JVM_OPTIONS = {
     "-Xmx256m",
     "-XX:TieredStopAtLevel=1",
@@ -50,24 +56,74 @@ public final class ClusterProcesses implements AutoCloseable {
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
-  private ClusterProcesses(Path work, int[] ports) throws IOException {
+  /** How many nodes form the cluster at start; nodes from this index on join later. */
+  private final int founders;
+
+  /** Each node's cluster list: the founders', or for a joiner the founders' plus itself. */
+  private final Path[] clusterConfs;
+
+  /** Extra {@code sluice server} arguments and environment of every node. */
+  private final List<String> extraArguments;
+
+  private final Map<String, String> environment;
+
+  private ClusterProcesses(
+      Path work,
+      int[] ports,
+      int founders,
+      List<String> extraArguments,
+      Map<String, String> environment)
+      throws IOException {
     this.work = work;
+    this.extraArguments = List.copyOf(extraArguments);
+    this.environment = Map.copyOf(environment);
     this.ports = ports;
+    this.founders = founders;
     this.nodes = new ServerProcess[ports.length];
+    this.clusterConfs = new Path[ports.length];
     this.clusterConf = work.resolve("cluster.conf");
     StringBuilder conf = new StringBuilder("# written by ClusterProcesses\n");
-    for (int node = 0; node < ports.length; node++) {
+    for (int node = 0; node < founders; node++) {
       conf.append(address(node)).append('\n');
     }
     Files.writeString(clusterConf, conf.toString());
+    for (int node = 0; node < ports.length; node++) {
+      if (node < founders) {
+        clusterConfs[node] = clusterConf;
+      } else {
+        clusterConfs[node] = work.resolve("cluster-" + node + ".conf");
+        Files.writeString(clusterConfs[node], conf + address(node) + "\n");
+      }
+    }
   }
 
   /** Starts {@code size} nodes at once and waits until every one says it is ready. */
   public static ClusterProcesses start(Path work, int size)
       throws IOException, InterruptedException {
+    return start(work, size, 0);
+  }
+
+  /**
+   * Starts {@code size} nodes at once and waits until every one says it is ready; {@code joiners}
+   * more get ports and addresses (indexes {@code size} on) and start only with {@link
+   * #launchJoiner}, each with the founders and itself as its cluster list.
+   */
+  public static ClusterProcesses start(Path work, int size, int joiners)
+      throws IOException, InterruptedException {
+    return start(work, size, joiners, List.of(), Map.of());
+  }
+
+  /** {@link #start(Path, int, int)}, each node with extra arguments and environment variables. */
+  public static ClusterProcesses start(
+      Path work,
+      int size,
+      int joiners,
+      List<String> extraArguments,
+      Map<String, String> environment)
+      throws IOException, InterruptedException {
     Set<Integer> taken = new HashSet<>();
-    int[] ports = new int[size];
-    for (int i = 0; i < size; i++) {
+    int[] ports = new int[size + joiners];
+    for (int i = 0; i < ports.length; i++) {
       int port;
       do {
         port = FreePorts.httpPortWithFreeGrpcPort();
@@ -75,7 +131,7 @@ public final class ClusterProcesses implements AutoCloseable {
       taken.add(port);
       ports[i] = port;
     }
-    ClusterProcesses cluster = new ClusterProcesses(work, ports);
+    ClusterProcesses cluster = new ClusterProcesses(work, ports, size, extraArguments, environment);
     try {
       for (int i = 0; i < size; i++) {
         cluster.launch(i);
@@ -90,8 +146,25 @@ public final class ClusterProcesses implements AutoCloseable {
     return cluster;
   }
 
+  /** The founders: the nodes started together as the cluster. */
   public int size() {
-    return ports.length;
+    return founders;
+  }
+
+  /**
+   * Starts joiner {@code node} (an index from {@link #size()} on) with the founders and itself as
+   * its cluster list, and returns at once: it says it is ready only once the cluster has added it.
+   */
+  public void launchJoiner(int node) throws IOException {
+    if (node < founders || node >= ports.length) {
+      throw new IllegalArgumentException("node " + node + " is not a joiner");
+    }
+    launch(node);
+  }
+
+  /** Waits until {@code node} says it is ready. */
+  public void awaitReady(int node, int seconds) throws InterruptedException {
+    nodes[node].awaitOutput("sluice server ready", seconds);
   }
 
   public int port(int node) {
@@ -113,7 +186,7 @@ public final class ClusterProcesses implements AutoCloseable {
   /** Every node's address, comma-separated, as a client's server list. */
   public String addresses() {
     StringJoiner all = new StringJoiner(",");
-    for (int i = 0; i < ports.length; i++) {
+    for (int i = 0; i < founders; i++) {
       all.add(address(i));
     }
     return all.toString();
@@ -230,6 +303,48 @@ public final class ClusterProcesses implements AutoCloseable {
         request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
   }
 
+  /** A POST or DELETE that may take up to {@code timeout} (a membership change). */
+  public HttpResponse<String> send(
+      int node, String method, String pathAndQuery, String form, Duration timeout)
+      throws IOException, InterruptedException {
+    return http.send(
+        HttpRequest.newBuilder(URI.create(baseUri(node) + pathAndQuery))
+            .timeout(timeout)
+            .header("Content-Type", "application/x-www-form-urlencoded")
+            .method(method, HttpRequest.BodyPublishers.ofString(form))
+            .build(),
+        HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+  }
+
+  /**
+   * The first and last index of the Raft log kept in {@code node}'s data directory, from its
+   * segment files' names ({@code log_FIRST-LAST}, {@code log_inprogress_FIRST}); {@code
+   * {Long.MAX_VALUE, -1}} when it keeps none.
+   */
+  public long[] logRange(int node) throws IOException {
+    long first = Long.MAX_VALUE;
+    long last = -1;
+    Path ratis = work.resolve("node-" + node).resolve("ratis");
+    try (var files = Files.walk(ratis)) {
+      for (Path file : (Iterable<Path>) files::iterator) {
+        String name = file.getFileName().toString();
+        if (!file.getParent().getFileName().toString().equals("current")) {
+          continue;
+        }
+        if (name.matches("log_inprogress_\\d+")) {
+          long start = Long.parseLong(name.substring("log_inprogress_".length()));
+          first = Math.min(first, start);
+          last = Math.max(last, start);
+        } else if (name.matches("log_\\d+-\\d+")) {
+          String[] range = name.substring(4).split("-");
+          first = Math.min(first, Long.parseLong(range[0]));
+          last = Math.max(last, Long.parseLong(range[1]));
+        }
+      }
+    }
+    return new long[] {first, last};
+  }
+
   public HttpResponse<String> postForm(int node, String path, String form)
       throws IOException, InterruptedException {
     return http.send(
@@ -285,13 +400,17 @@ public final class ClusterProcesses implements AutoCloseable {
     arguments.add("--bind");
     arguments.add(host(node));
     arguments.add("--cluster-conf");
-    arguments.add(clusterConf.toString());
+    arguments.add(clusterConfs[node].toString());
     arguments.add("--election-timeout-ms");
     arguments.add(Integer.toString(ELECTION_TIMEOUT_MILLIS));
     arguments.add("--owner-timeout-ms");
     arguments.add(Integer.toString(OWNER_TIMEOUT_MILLIS));
+    arguments.add("--snapshot-every-entries");
+    arguments.add(Integer.toString(SNAPSHOT_EVERY_ENTRIES));
+    arguments.addAll(extraArguments);
     nodes[node] =
-        ServerProcess.launch(ports[node], work.resolve("node-" + node), arguments, JVM_OPTIONS);
+        ServerProcess.launch(
+            ports[node], work.resolve("node-" + node), arguments, environment, JVM_OPTIONS);
     everyRun.add(Map.entry(node, nodes[node]));
   }
 

@@ -65,6 +65,17 @@ public final class ServerProcess implements AutoCloseable {
   public static ServerProcess launch(
       int httpPort, Path dataDir, List<String> serverArguments, String... jvmOptions)
       throws IOException {
+    return launch(httpPort, dataDir, serverArguments, Map.of(), jvmOptions);
+  }
+
+  /** {@link #launch}, with environment variables added to this process's. */
+  public static ServerProcess launch(
+      int httpPort,
+      Path dataDir,
+      List<String> serverArguments,
+      Map<String, String> environment,
+      String... jvmOptions)
+      throws IOException {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(List.of(jvmOptions));
@@ -77,7 +88,9 @@ public final class ServerProcess implements AutoCloseable {
     command.add("--data-dir");
     command.add(dataDir.toString());
     command.addAll(serverArguments);
-    return new ServerProcess(new ProcessBuilder(command).redirectErrorStream(true).start());
+    ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+    builder.environment().putAll(environment);
+    return new ServerProcess(builder.start());
   }
 
   public String awaitOutput(String prefix, int seconds) throws InterruptedException {

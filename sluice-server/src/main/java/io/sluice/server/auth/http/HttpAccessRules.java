@@ -15,7 +15,7 @@ import io.vertx.core.http.HttpServerRequest;
  * (Nacos's {@code User-Agent: Nacos-Server} bypass, CVE-2021-29441, has no meaning here).
  *
  * <ul>
- *   <li>open: login (and the probes, which are not checked at all);
+ *   <li>open: login, the cluster's server list (and the probes, which are not checked at all);
  *   <li>configs, history and the long-poll listener: read ({@code GET}, listening) or write the
  *       config {@code namespace:group:config/dataId} ({@code tenant} or {@code namespaceId});
  *   <li>naming: read ({@code GET}) or write the service {@code namespace:group:naming/service}; the
@@ -27,6 +27,12 @@ import io.vertx.core.http.HttpServerRequest;
  * </ul>
  */
 public final class HttpAccessRules implements HttpAccess {
+  /**
+   * The address-server list of a cluster's members: a client reads it to find the servers it then
+   * logs in to, so it cannot need a login itself (Nacos's address server has none either).
+   */
+  private static final String SERVER_LIST = "/nacos/serverlist";
+
   private final AuthService auth;
 
   public HttpAccessRules(AuthService auth) {
@@ -37,7 +43,9 @@ public final class HttpAccessRules implements HttpAccess {
   public void check(HttpServerRequest request, HttpParams params) {
     String path = request.path();
     HttpMethod method = request.method();
-    if (path.equals(AuthRoutes.LOGIN) || path.equals(AuthRoutes.LEGACY_LOGIN)) {
+    if (path.equals(AuthRoutes.LOGIN)
+        || path.equals(AuthRoutes.LEGACY_LOGIN)
+        || path.equals(SERVER_LIST)) {
       return;
     }
     Identity who = auth.identify(token(request, params));

@@ -38,8 +38,11 @@ import java.util.function.Supplier;
  *       {@code raftPort} and the Raft group's leader, members and term).
  *   <li>{@code GET /nacos/serverlist}: the address-server style list, one {@code ip:port} a line,
  *       which a client configured with an address-server endpoint reads to find every node.
+ *   <li>{@code POST /nacos/v1/core/cluster/members?address=ip:port} adds a node, {@code DELETE}
+ *       with the same parameter removes one (a Sluice extension; a Raft membership change, see
+ *       {@link MembershipChanges}); answers with every member's address once it is committed.
  *   <li>{@code GET /nacos/v2/core/loader/cluster}: client connections per node (asked of every node
- *       over HTTP), with total, min, average and max.
+ *       over HTTP, with the caller's access token), with total, min, average and max.
  *   <li>{@code GET /nacos/v2/core/loader/smartReloadCluster[?loaderFactor=0.1]}: Nacos's rebalance.
  *       A node above {@code avg × (1 + loaderFactor)} connections is asked ({@code reloadCurrent})
  *       to send its excess over the average to reconnect, pointed at the least loaded node below
@@ -54,6 +57,12 @@ public final class ClusterRoutes implements HttpRoutes {
   /** The Raft group's name in {@code raftMetaData}, where Nacos names its own groups. */
   static final String GROUP_NAME = "sluice";
 
+  /** Sluice's membership change: {@code POST} adds, {@code DELETE} removes ({@code address}). */
+  static final String MEMBERS_PATH = "/nacos/v1/core/cluster/members";
+
+  /** A form with one address (and a token) fits. */
+  private static final int MAX_MEMBERS_BODY_BYTES = 4_096;
+
   static final String LOADER_CLUSTER_PATH = "/nacos/v2/core/loader/cluster";
   static final String SMART_RELOAD_PATH = "/nacos/v2/core/loader/smartReloadCluster";
   static final double DEFAULT_LOADER_FACTOR = 0.1;
@@ -61,12 +70,15 @@ public final class ClusterRoutes implements HttpRoutes {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final Supplier<ClusterView> view;
+  private final MembershipChanges membership;
   private final String version;
   private final Vertx vertx;
   private volatile HttpClient peers;
 
-  public ClusterRoutes(Supplier<ClusterView> view, String version, Vertx vertx) {
+  public ClusterRoutes(
+      Supplier<ClusterView> view, MembershipChanges membership, String version, Vertx vertx) {
     this.view = view;
+    this.membership = membership;
     this.version = version;
     this.vertx = vertx;
   }
@@ -105,6 +117,12 @@ public final class ClusterRoutes implements HttpRoutes {
         .route(HttpMethod.GET, SERVER_LIST_PATH)
         .handler(RequestParams.handler(0, ApiStyle.V1, this::serverList));
     router
+        .route(HttpMethod.POST, MEMBERS_PATH)
+        .handler(RequestParams.handler(MAX_MEMBERS_BODY_BYTES, ApiStyle.V1, this::addMember));
+    router
+        .route(HttpMethod.DELETE, MEMBERS_PATH)
+        .handler(RequestParams.handler(MAX_MEMBERS_BODY_BYTES, ApiStyle.V1, this::removeMember));
+    router
         .route(HttpMethod.GET, LOADER_CLUSTER_PATH)
         .handler(RequestParams.handler(0, ApiStyle.V1, this::loaderCluster));
     router
@@ -112,9 +130,49 @@ public final class ClusterRoutes implements HttpRoutes {
         .handler(RequestParams.handler(0, ApiStyle.V1, this::smartReload));
   }
 
+  private void addMember(HttpServerRequest request, HttpParams params) {
+    changeMembers(request, membership.add(requiredAddress(params)));
+  }
+
+  private void removeMember(HttpServerRequest request, HttpParams params) {
+    changeMembers(request, membership.remove(requiredAddress(params)));
+  }
+
+  private static String requiredAddress(HttpParams params) {
+    String address = params.get("address");
+    if (address == null || address.isBlank()) {
+      throw HttpApiException.missingParameter("address");
+    }
+    return address.strip();
+  }
+
+  private void changeMembers(HttpServerRequest request, CompletableFuture<List<String>> change) {
+    CompletableFuture<List<String>> answered =
+        change.exceptionally(
+            failure -> {
+              Throwable cause =
+                  failure instanceof java.util.concurrent.CompletionException
+                          && failure.getCause() != null
+                      ? failure.getCause()
+                      : failure;
+              throw cause instanceof IllegalArgumentException
+                  ? HttpApiException.invalid(cause.getMessage())
+                  : HttpApiException.unavailable(
+                      "the membership change did not complete: " + cause.getMessage());
+            });
+    AsyncReply.when(
+        answered,
+        request,
+        ApiStyle.V1,
+        members -> HttpResponses.ok(request.response(), RestResult.ok("success", members)));
+  }
+
   private void loaderCluster(HttpServerRequest request, HttpParams params) {
     AsyncReply.when(
-        loads(), request, ApiStyle.V1, load -> HttpResponses.ok(request.response(), load));
+        loads(callerToken(request, params)),
+        request,
+        ApiStyle.V1,
+        load -> HttpResponses.ok(request.response(), load));
   }
 
   private void smartReload(HttpServerRequest request, HttpParams params) {
@@ -128,8 +186,9 @@ public final class ClusterRoutes implements HttpRoutes {
     if (!(factor >= 0 && factor <= 1)) {
       throw HttpApiException.invalid("loaderFactor must be between 0 and 1");
     }
+    String token = callerToken(request, params);
     CompletableFuture<List<Reload>> reloads =
-        loads()
+        loads(token)
             .thenCompose(
                 load -> {
                   List<NodeLoad> answered = new ArrayList<>();
@@ -144,7 +203,7 @@ public final class ClusterRoutes implements HttpRoutes {
                             + " balanced now: "
                             + load.detail());
                   }
-                  return reload(answered, load.avg(), factor);
+                  return reload(answered, load.avg(), factor, token);
                 });
     AsyncReply.when(
         reloads,
@@ -158,7 +217,8 @@ public final class ClusterRoutes implements HttpRoutes {
    * {@code avg × (1 − factor)} up to the average each; an excess no such node can take is sent off
    * without a target (its clients move to the next server in their own list).
    */
-  private CompletableFuture<List<Reload>> reload(List<NodeLoad> nodes, double avg, double factor) {
+  private CompletableFuture<List<Reload>> reload(
+      List<NodeLoad> nodes, double avg, double factor, String token) {
     double over = avg * (1 + factor);
     double under = avg * (1 - factor);
     List<String> targets = new ArrayList<>();
@@ -186,21 +246,22 @@ public final class ClusterRoutes implements HttpRoutes {
           room.set(target, room.get(target) - count);
         }
         excess -= count;
-        asked.add(askToReload(node.address(), count, redirect));
+        asked.add(askToReload(node.address(), count, redirect, token));
       }
     }
     return CompletableFuture.allOf(asked.toArray(CompletableFuture[]::new))
         .thenApply(done -> asked.stream().map(CompletableFuture::join).toList());
   }
 
-  private CompletableFuture<Reload> askToReload(String address, int count, String redirect) {
+  private CompletableFuture<Reload> askToReload(
+      String address, int count, String redirect, String token) {
     String query =
         "/nacos/v2/core/loader/reloadCurrent?count="
             + count
             + (redirect.isEmpty()
                 ? ""
                 : "&redirectAddress=" + URLEncoder.encode(redirect, StandardCharsets.UTF_8));
-    return get(address, query)
+    return get(address, query, token)
         .handle(
             (body, failure) ->
                 new Reload(
@@ -211,12 +272,12 @@ public final class ClusterRoutes implements HttpRoutes {
   }
 
   /** Every member's client connections, asked over HTTP (this node's too, the same way). */
-  private CompletableFuture<ClusterLoad> loads() {
+  private CompletableFuture<ClusterLoad> loads(String token) {
     List<ClusterView.Member> members = view.get().members();
     List<CompletableFuture<NodeLoad>> asked = new ArrayList<>();
     for (ClusterView.Member member : members) {
       asked.add(
-          get(member.address(), "/nacos/v2/core/loader/current")
+          get(member.address(), "/nacos/v2/core/loader/current", token)
               .handle(
                   (body, failure) -> {
                     if (failure != null) {
@@ -257,7 +318,25 @@ public final class ClusterRoutes implements HttpRoutes {
             });
   }
 
-  private CompletableFuture<String> get(String address, String pathAndQuery) {
+  /**
+   * The caller's access token, passed on to the other nodes when this node asks them on its behalf
+   * (with auth on, they check it as this node did: the token key is the cluster's); null without.
+   */
+  private static String callerToken(HttpServerRequest request, HttpParams params) {
+    String token = params.get("accessToken");
+    if (token == null || token.isEmpty()) {
+      token = request.getHeader("accessToken");
+    }
+    String authorization = request.getHeader("Authorization");
+    if ((token == null || token.isEmpty())
+        && authorization != null
+        && authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
+      token = authorization.substring(7);
+    }
+    return token == null || token.isEmpty() ? null : token;
+  }
+
+  private CompletableFuture<String> get(String address, String pathAndQuery, String token) {
     int colon = address.lastIndexOf(':');
     RequestOptions options =
         new RequestOptions()
@@ -266,6 +345,9 @@ public final class ClusterRoutes implements HttpRoutes {
             .setPort(Integer.parseInt(address.substring(colon + 1)))
             .setURI(pathAndQuery)
             .setTimeout(PEER_TIMEOUT_MILLIS);
+    if (token != null) {
+      options.putHeader("accessToken", token);
+    }
     return peers()
         .request(options)
         .compose(
