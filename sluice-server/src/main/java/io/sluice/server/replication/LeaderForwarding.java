@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.protocol.Message;
@@ -40,7 +42,8 @@ import org.slf4j.LoggerFactory;
  * {@link #close}. At most one client per request in flight is alive, plus the current one.
  *
  * <p>Concurrency: {@link #send} runs on the proposer thread, completions on Ratis's client threads;
- * choosing, counting and retiring happen under this object's lock, closing a client outside it.
+ * choosing, counting and retiring happen under this object's lock, closing a retired client on the
+ * closer executor.
  */
 final class LeaderForwarding implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(LeaderForwarding.class);
@@ -66,6 +69,12 @@ final class LeaderForwarding implements AutoCloseable {
 
   private final ClientFactory factory;
 
+  /**
+   * Where retired clients are closed: closing waits for the client's channels to shut down (up to
+   * seconds), which must not hold up the proposer or a Ratis thread.
+   */
+  private final Executor closer;
+
   /** The client new batches go through, or null before the first and after a retirement. */
   private Generation current;
 
@@ -73,10 +82,10 @@ final class LeaderForwarding implements AutoCloseable {
   private final List<Generation> retired = new ArrayList<>();
 
   private boolean closed;
-  private long clientsBuilt;
 
-  LeaderForwarding(ClientFactory factory) {
+  LeaderForwarding(ClientFactory factory, Executor closer) {
     this.factory = factory;
+    this.closer = closer;
   }
 
   /**
@@ -107,7 +116,6 @@ final class LeaderForwarding implements AutoCloseable {
           return CompletableFuture.failedFuture(e);
         }
         current = new Generation(client, knownLeader);
-        clientsBuilt++;
       }
       generation = current;
       generation.inFlight++;
@@ -133,11 +141,6 @@ final class LeaderForwarding implements AutoCloseable {
             });
   }
 
-  /** How many clients were built so far: one, plus one per leader change or failed request. */
-  synchronized long clientsBuilt() {
-    return clientsBuilt;
-  }
-
   /** Closes every client; what is in flight fails. Later sends fail at once. */
   @Override
   public void close() {
@@ -153,7 +156,7 @@ final class LeaderForwarding implements AutoCloseable {
       }
       retired.clear();
     }
-    toClose.forEach(LeaderForwarding::closeQuietly);
+    toClose.forEach(LeaderForwarding::closeNow);
   }
 
   /** A request of {@code generation} ended (answered, or given up by the client). */
@@ -208,10 +211,18 @@ final class LeaderForwarding implements AutoCloseable {
     return null;
   }
 
-  private static void closeQuietly(RaftClient client) {
+  private void closeQuietly(RaftClient client) {
     if (client == null) {
       return;
     }
+    try {
+      closer.execute(() -> closeNow(client));
+    } catch (RejectedExecutionException e) {
+      closeNow(client); // the replicator is closing
+    }
+  }
+
+  private static void closeNow(RaftClient client) {
     try {
       client.close();
     } catch (IOException | RuntimeException e) {

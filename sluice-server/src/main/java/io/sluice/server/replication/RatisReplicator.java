@@ -156,7 +156,10 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
     this.clusterExecutor =
         options.standalone() ? Runnable::run : own(owned, "sluice-replication-cluster");
     this.readBarriers = new ReadBarriers(this::startReadBarrier, clusterExecutor);
-    this.forwarding = new LeaderForwarding(this::newForwardingClient);
+    this.forwarding =
+        new LeaderForwarding(
+            this::newForwardingClient,
+            options.standalone() ? Runnable::run : own(owned, "sluice-replication-client-closer"));
     this.ownedExecutors = List.copyOf(owned);
     // Random per instance: batches replayed from an earlier run, or proposed by another peer, never
     // match, so their outcomes are not routed to anyone here.
