@@ -797,6 +797,16 @@ class ClusterIT {
     }
     awaitAcked(lastAcked, 2, 10);
 
+    HttpResponse<String> twice =
+        cluster.send(
+            1,
+            "POST",
+            "/v1/core/cluster/members",
+            "address=" + cluster.address(0),
+            java.time.Duration.ofSeconds(30));
+    assertThat(twice.statusCode()).as(twice.body()).isEqualTo(400);
+    assertThat(twice.body()).contains("already a member");
+
     cluster.launchJoiner(joiner);
     HttpResponse<String> added =
         cluster.send(

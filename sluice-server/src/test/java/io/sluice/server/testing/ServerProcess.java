@@ -37,22 +37,7 @@ public final class ServerProcess implements AutoCloseable {
       Map<String, String> environment,
       String... jvmOptions)
       throws IOException, InterruptedException {
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.addAll(List.of(jvmOptions));
-    command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
-    command.add("io.sluice.server.launcher.SluiceCommand");
-    command.add("server");
-    command.add("--port");
-    command.add(Integer.toString(httpPort));
-    command.add("--data-dir");
-    command.add(dataDir.toString());
-    command.addAll(serverArguments);
-    ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
-    builder.environment().putAll(environment);
-    Process process = builder.start();
-    ServerProcess server = new ServerProcess(process);
+    ServerProcess server = launch(httpPort, dataDir, serverArguments, environment, jvmOptions);
     server.awaitOutput("sluice server ready", 120);
     return server;
   }
