@@ -61,6 +61,9 @@ public final class AuthService {
   /** The admin password this process generated, if it needed one; see {@link #bootstrap}. */
   private String generatedPassword;
 
+  /** Whether this process has submitted the admin's creation (its outcome may have been lost). */
+  private volatile boolean adminSubmitted;
+
   private final java.util.concurrent.atomic.AtomicBoolean generatedShown =
       new java.util.concurrent.atomic.AtomicBoolean();
 
@@ -215,12 +218,17 @@ public final class AuthService {
           boolean generated = initialPassword == null || initialPassword.isEmpty();
           String password = generated ? generatedPassword() : initialPassword;
           if (store.view().hashes.containsKey(ADMIN_USER)) {
-            return generated
+            // Only an earlier attempt of this process can have created it with this password.
+            return generated && adminSubmitted
                 ? showIfCreatedHere(password)
                 : CompletableFuture.completedFuture(null);
           }
           return onHashing(() -> hasher.hash(password))
-              .thenCompose(hash -> submit(new BootstrapAdmin(hash)))
+              .thenCompose(
+                  hash -> {
+                    adminSubmitted = true;
+                    return submit(new BootstrapAdmin(hash));
+                  })
               .thenCompose(
                   outcome -> {
                     if (!(outcome instanceof AuthOutcome.Applied)) {
