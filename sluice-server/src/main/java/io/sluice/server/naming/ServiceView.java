@@ -2,18 +2,21 @@ package io.sluice.server.naming;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.StringWriter;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * An immutable snapshot of a service's instances, with the {@code serviceInfo} JSON that clients
- * receive computed once per filter and shared by every query and push of this snapshot.
+ * receive computed once per filter, as UTF-8 bytes, and shared by every query and push of this
+ * snapshot: a query copies them into its response and does nothing else per instance.
  *
  * <p>Selection follows Nacos: filter by the requested clusters and by {@code enabled}; optionally
  * keep healthy instances only; when the healthy share is at or below the protect threshold, return
@@ -29,7 +32,12 @@ public final class ServiceView {
   private final List<Instance> instances;
   private final ServiceMeta meta;
   private final long lastRefTime;
-  private final Map<String, String> jsonByFilter = new ConcurrentHashMap<>();
+
+  /** Renderings for the usual empty cluster filter, by {@link #slot}: no key is built per query. */
+  private final AtomicReferenceArray<byte[]> unfiltered = new AtomicReferenceArray<>(4);
+
+  /** Renderings for a non-empty cluster filter, keyed by the filter and the two flags. */
+  private final Map<String, byte[]> jsonByFilter = new ConcurrentHashMap<>();
 
   /**
    * Set by every rendering request, cleared by {@link #forgetRenderingsIfIdle}. A racy flag is
@@ -64,24 +72,42 @@ public final class ServiceView {
   }
 
   /**
-   * The {@code serviceInfo} JSON object for a client.
+   * The {@code serviceInfo} JSON object for a client, as UTF-8. The array is shared: never write to
+   * it.
    *
    * @param clusters the client's comma-separated cluster filter, echoed back verbatim
    * @param groupedName true for the v1 HTTP shape ({@code "name":"group@@service"})
    */
-  public String serviceInfoJson(String clusters, boolean healthyOnly, boolean groupedName) {
-    String filter = clusters == null ? "" : clusters;
-    String cacheKey = (healthyOnly ? "h" : "a") + (groupedName ? "g" : "u") + filter;
+  public byte[] serviceInfoUtf8(String clusters, boolean healthyOnly, boolean groupedName) {
     used = true;
-    String json = jsonByFilter.get(cacheKey);
+    if (clusters == null || clusters.isEmpty()) {
+      int slot = slot(healthyOnly, groupedName);
+      byte[] json = unfiltered.get(slot);
+      if (json == null) {
+        json = render("", healthyOnly, groupedName);
+        unfiltered.set(slot, json);
+      }
+      return json;
+    }
+    String cacheKey = (healthyOnly ? "h" : "a") + (groupedName ? "g" : "u") + clusters;
+    byte[] json = jsonByFilter.get(cacheKey);
     if (json == null) {
-      json = render(filter, healthyOnly, groupedName);
+      json = render(clusters, healthyOnly, groupedName);
       // Bounded: a client choosing random cluster filters must not grow this without limit.
       if (jsonByFilter.size() < 64) {
         jsonByFilter.put(cacheKey, json);
       }
     }
     return json;
+  }
+
+  /** {@link #serviceInfoUtf8} as a string, for the HTTP API. */
+  public String serviceInfoJson(String clusters, boolean healthyOnly, boolean groupedName) {
+    return new String(serviceInfoUtf8(clusters, healthyOnly, groupedName), StandardCharsets.UTF_8);
+  }
+
+  private static int slot(boolean healthyOnly, boolean groupedName) {
+    return (healthyOnly ? 2 : 0) + (groupedName ? 1 : 0);
   }
 
   /**
@@ -91,7 +117,12 @@ public final class ServiceView {
   void forgetRenderingsIfIdle() {
     if (used) {
       used = false;
-    } else if (!jsonByFilter.isEmpty()) {
+      return;
+    }
+    for (int slot = 0; slot < unfiltered.length(); slot++) {
+      unfiltered.set(slot, null);
+    }
+    if (!jsonByFilter.isEmpty()) {
       jsonByFilter.clear();
     }
   }
@@ -121,9 +152,9 @@ public final class ServiceView {
     return new Selection(chosen, false);
   }
 
-  private String render(String clusters, boolean healthyOnly, boolean groupedName) {
+  private byte[] render(String clusters, boolean healthyOnly, boolean groupedName) {
     Selection selection = select(clusters, healthyOnly);
-    StringWriter out = new StringWriter(128 + selection.hosts().size() * 384);
+    ByteArrayOutputStream out = new ByteArrayOutputStream(128 + selection.hosts().size() * 384);
     try (JsonGenerator json = JSON.createGenerator(out)) {
       json.writeStartObject();
       json.writeStringField("name", groupedName ? key.groupedName() : key.name());
@@ -144,7 +175,7 @@ public final class ServiceView {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    return out.toString();
+    return out.toByteArray();
   }
 
   /** Writes one instance in the shape of Nacos's {@code Instance} JSON. */

@@ -22,6 +22,11 @@ import java.util.concurrent.atomic.LongAdder;
  */
 final class GrpcSubscriber implements Subscriber {
   static final int PUSH_ATTEMPTS = 3;
+
+  private static final byte[] SERVICE_INFO_FIELD =
+      "\"serviceInfo\":".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] PUSH_END =
+      ",\"module\":\"naming\",\"headers\":{}}".getBytes(StandardCharsets.US_ASCII);
   static final long RETRY_DELAY_MILLIS = 1_000;
 
   private final Connection connection;
@@ -85,10 +90,12 @@ final class GrpcSubscriber implements Subscriber {
   }
 
   private void send(ServiceView view) {
-    String serviceInfo = view.serviceInfoJson(clusters, false, false);
-    byte[] body =
-        ("\"serviceInfo\":" + serviceInfo + ",\"module\":\"naming\",\"headers\":{}}")
-            .getBytes(StandardCharsets.UTF_8);
+    byte[] serviceInfo = view.serviceInfoUtf8(clusters, false, false);
+    byte[] body = new byte[SERVICE_INFO_FIELD.length + serviceInfo.length + PUSH_END.length];
+    System.arraycopy(SERVICE_INFO_FIELD, 0, body, 0, SERVICE_INFO_FIELD.length);
+    System.arraycopy(serviceInfo, 0, body, SERVICE_INFO_FIELD.length, serviceInfo.length);
+    System.arraycopy(
+        PUSH_END, 0, body, SERVICE_INFO_FIELD.length + serviceInfo.length, PUSH_END.length);
     stats.pushes.increment();
     stats.bytes.add(body.length);
     connection.pushEncoded(

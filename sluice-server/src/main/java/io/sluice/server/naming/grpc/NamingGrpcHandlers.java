@@ -1,6 +1,5 @@
 package io.sluice.server.naming.grpc;
 
-import com.fasterxml.jackson.databind.util.RawValue;
 import io.sluice.server.naming.Instance;
 import io.sluice.server.naming.InstanceValidator;
 import io.sluice.server.naming.NamingException;
@@ -173,10 +172,7 @@ public final class NamingGrpcHandlers implements ConnectionListener {
     try {
       ServiceKey service = serviceOf(request.namespace, request.groupName, request.serviceName);
       response.serviceInfo =
-          new RawValue(
-              naming
-                  .viewOrEmpty(service)
-                  .serviceInfoJson(request.cluster, request.healthyOnly, false));
+          naming.viewOrEmpty(service).serviceInfoUtf8(request.cluster, request.healthyOnly, false);
       return done(response);
     } catch (NamingException e) {
       return done(GrpcFailures.fail(response, e));
@@ -222,8 +218,7 @@ public final class NamingGrpcHandlers implements ConnectionListener {
         naming.unsubscribe(service, removed);
       }
     }
-    response.serviceInfo =
-        new RawValue(naming.viewOrEmpty(service).serviceInfoJson(clusters, false, false));
+    response.serviceInfo = naming.viewOrEmpty(service).serviceInfoUtf8(clusters, false, false);
     return done(response);
   }
 

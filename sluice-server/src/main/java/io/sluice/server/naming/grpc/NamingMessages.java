@@ -1,9 +1,10 @@
 package io.sluice.server.naming.grpc;
 
-import com.fasterxml.jackson.databind.util.RawValue;
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import io.sluice.server.protocol.grpc.NacosRequest;
 import io.sluice.server.protocol.grpc.NacosResponse;
 import io.sluice.server.protocol.grpc.RequestResource;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 
@@ -58,7 +59,41 @@ public final class NamingMessages {
   }
 
   public static final class InstanceResponse extends NacosResponse {
+    private static final byte[] REGISTERED = succeeded(NamingGrpcHandlers.REGISTER);
+    private static final byte[] DEREGISTERED = succeeded(NamingGrpcHandlers.DEREGISTER);
+
     public String type;
+
+    /** A successful (de)registration is the same bytes every time but for its request id. */
+    @Override
+    protected int encodedLengthAfterRequestId() {
+      byte[] encoded = encoded();
+      return encoded == null ? -1 : encoded.length;
+    }
+
+    @Override
+    protected void writeAfterRequestId(byte[] into, int at) {
+      byte[] encoded = encoded();
+      System.arraycopy(encoded, 0, into, at, encoded.length);
+    }
+
+    private byte[] encoded() {
+      if (resultCode != SUCCESS || message != null) {
+        return null;
+      }
+      if (NamingGrpcHandlers.REGISTER.equals(type)) {
+        return REGISTERED;
+      }
+      return NamingGrpcHandlers.DEREGISTER.equals(type) ? DEREGISTERED : null;
+    }
+
+    private static byte[] succeeded(String type) {
+      byte[] field = ("\"type\":\"" + type + "\",").getBytes(StandardCharsets.US_ASCII);
+      byte[] all = new byte[field.length + SUCCESS_FIELDS.length];
+      System.arraycopy(field, 0, all, 0, field.length);
+      System.arraycopy(SUCCESS_FIELDS, 0, all, field.length, SUCCESS_FIELDS.length);
+      return all;
+    }
   }
 
   public static final class BatchInstanceRequest extends NamingRequest {
@@ -93,17 +128,44 @@ public final class NamingMessages {
     public int udpPort;
   }
 
-  public static final class QueryServiceResponse extends NacosResponse {
-    public RawValue serviceInfo;
-  }
+  public static final class QueryServiceResponse extends WithServiceInfo {}
 
   public static final class SubscribeServiceRequest extends NamingRequest {
     public boolean subscribe = true;
     public String clusters;
   }
 
-  public static final class SubscribeServiceResponse extends NacosResponse {
-    public RawValue serviceInfo;
+  public static final class SubscribeServiceResponse extends WithServiceInfo {}
+
+  /**
+   * A response carrying a service's instance list: when it succeeds, its JSON is the service view's
+   * cached {@code serviceInfo} bytes between two constant pieces, so answering a query copies the
+   * list once and encodes nothing per instance.
+   */
+  abstract static class WithServiceInfo extends NacosResponse {
+    private static final byte[] SERVICE_INFO_FIELD =
+        "\"serviceInfo\":".getBytes(StandardCharsets.US_ASCII);
+
+    /** UTF-8 JSON shared with the service view: never written to. */
+    @JsonIgnore byte[] serviceInfo;
+
+    @Override
+    protected int encodedLengthAfterRequestId() {
+      if (resultCode != SUCCESS || message != null || serviceInfo == null) {
+        return -1;
+      }
+      return SERVICE_INFO_FIELD.length + serviceInfo.length + 1 + SUCCESS_FIELDS.length;
+    }
+
+    @Override
+    protected void writeAfterRequestId(byte[] into, int at) {
+      System.arraycopy(SERVICE_INFO_FIELD, 0, into, at, SERVICE_INFO_FIELD.length);
+      at += SERVICE_INFO_FIELD.length;
+      System.arraycopy(serviceInfo, 0, into, at, serviceInfo.length);
+      at += serviceInfo.length;
+      into[at++] = ',';
+      System.arraycopy(SUCCESS_FIELDS, 0, into, at, SUCCESS_FIELDS.length);
+    }
   }
 
   public static final class ServiceListRequest extends NamingRequest {

@@ -1,6 +1,7 @@
 package io.sluice.server.protocol.grpc;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.MapperFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -8,6 +9,7 @@ import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.ObjectWriter;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -20,6 +22,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * read-only property.
  */
 public final class MessageCodec {
+  private static final byte[] REQUEST_ID_FIELD =
+      "{\"requestId\":\"".getBytes(StandardCharsets.US_ASCII);
+
   private final ObjectMapper mapper;
   private final Map<String, ObjectReader> readers = new ConcurrentHashMap<>();
   private final Map<Class<?>, ObjectWriter> writers = new ConcurrentHashMap<>();
@@ -64,12 +69,41 @@ public final class MessageCodec {
   }
 
   public Payload encode(Object message) {
+    if (message instanceof NacosResponse response) {
+      int after = response.encodedLengthAfterRequestId();
+      if (after >= 0) {
+        return Payload.of(message.getClass().getSimpleName(), spliced(response, after));
+      }
+    }
     ObjectWriter writer = writers.computeIfAbsent(message.getClass(), mapper::writerFor);
     try {
       return Payload.of(message.getClass().getSimpleName(), writer.writeValueAsBytes(message));
     } catch (IOException e) {
       throw new IllegalStateException("cannot encode " + message.getClass().getSimpleName(), e);
     }
+  }
+
+  /**
+   * A pre-encoded response's body: {@code {"requestId":"<id>",} (the id JSON-escaped, since the
+   * client chose it) and then the response's own bytes, in one array with one copy of them.
+   */
+  private static byte[] spliced(NacosResponse response, int after) {
+    byte[] id =
+        response.requestId == null
+            ? null
+            : JsonStringEncoder.getInstance().quoteAsUTF8(response.requestId);
+    int head = id == null ? 1 : REQUEST_ID_FIELD.length + id.length + 2;
+    byte[] body = new byte[head + after];
+    if (id == null) {
+      body[0] = '{';
+    } else {
+      System.arraycopy(REQUEST_ID_FIELD, 0, body, 0, REQUEST_ID_FIELD.length);
+      System.arraycopy(id, 0, body, REQUEST_ID_FIELD.length, id.length);
+      body[head - 2] = '"';
+      body[head - 1] = ',';
+    }
+    response.writeAfterRequestId(body, head);
+    return body;
   }
 
   /** The shared mapper, for protocol code that writes JSON outside of payloads. */

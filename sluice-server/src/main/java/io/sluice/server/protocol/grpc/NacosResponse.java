@@ -1,6 +1,7 @@
 package io.sluice.server.protocol.grpc;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import java.nio.charset.StandardCharsets;
 
 /**
  * Base of every response: {@code resultCode} 200 is success, 500 failure with the reason in {@code
@@ -19,6 +20,30 @@ public abstract class NacosResponse {
   @JsonProperty("success")
   boolean success() {
     return resultCode == SUCCESS;
+  }
+
+  /** {@code "resultCode":200,"errorCode":0,"success":true}: how every successful response ends. */
+  protected static final byte[] SUCCESS_FIELDS =
+      "\"resultCode\":200,\"errorCode\":0,\"success\":true}".getBytes(StandardCharsets.US_ASCII);
+
+  /**
+   * For the hot responses whose JSON is mostly constant or cached elsewhere (a service's instance
+   * list, a registration's acknowledgement): the length of what {@link #writeAfterRequestId} writes,
+   * or -1 to have the codec encode this response with Jackson. Returning a length is a promise that
+   * the bytes written are exactly the JSON Jackson would have produced after {@code
+   * {"requestId":"…",}, field order aside, ending with the closing brace.
+   */
+  protected int encodedLengthAfterRequestId() {
+    return -1;
+  }
+
+  /**
+   * Writes the JSON after {@code {"requestId":"…",} into {@code into} at {@code at}; called only
+   * after {@link #encodedLengthAfterRequestId} returned a length, with room for exactly that many
+   * bytes.
+   */
+  protected void writeAfterRequestId(byte[] into, int at) {
+    throw new UnsupportedOperationException(getClass().getSimpleName() + " is not pre-encoded");
   }
 
   /** Marks this response failed with a Nacos error code; returns it for chaining. */

@@ -103,6 +103,18 @@ public final class PayloadCodec {
   }
 
   public static byte[] encode(Payload payload) {
+    return write(payload, true);
+  }
+
+  /**
+   * The encoding of {@code payload} up to its body: {@code head(p)} followed by {@code p.body()} is
+   * {@code encode(p)}, so a stream can hand the body to its reader without copying it here.
+   */
+  static byte[] head(Payload payload) {
+    return write(payload, false);
+  }
+
+  private static byte[] write(Payload payload, boolean withBody) {
     byte[] type = utf8(payload.type());
     byte[] clientIp = utf8(payload.clientIp());
     int metadataSize = fieldSize(METADATA_TYPE, type.length);
@@ -121,7 +133,7 @@ public final class PayloadCodec {
     int anySize = payload.body().length == 0 ? 0 : fieldSize(ANY_VALUE, payload.body().length);
     int total = fieldSize(PAYLOAD_METADATA, metadataSize) + fieldSize(PAYLOAD_BODY, anySize);
 
-    Writer out = new Writer(total);
+    Writer out = new Writer(withBody ? total : total - payload.body().length);
     out.tag(PAYLOAD_METADATA, WIRE_LENGTH_DELIMITED);
     out.varint32(metadataSize);
     out.lengthDelimited(METADATA_TYPE, type);
@@ -139,7 +151,11 @@ public final class PayloadCodec {
     out.tag(PAYLOAD_BODY, WIRE_LENGTH_DELIMITED);
     out.varint32(anySize);
     if (anySize > 0) {
-      out.lengthDelimited(ANY_VALUE, payload.body());
+      out.tag(ANY_VALUE, WIRE_LENGTH_DELIMITED);
+      out.varint32(payload.body().length);
+      if (withBody) {
+        out.bytes(payload.body());
+      }
     }
     return out.finish();
   }
@@ -271,6 +287,10 @@ public final class PayloadCodec {
     void lengthDelimited(int field, byte[] bytes) {
       tag(field, WIRE_LENGTH_DELIMITED);
       varint32(bytes.length);
+      bytes(bytes);
+    }
+
+    void bytes(byte[] bytes) {
       System.arraycopy(bytes, 0, buf, pos, bytes.length);
       pos += bytes.length;
     }

@@ -2,7 +2,6 @@ package io.sluice.server.protocol.grpc;
 
 import io.grpc.KnownLength;
 import io.grpc.MethodDescriptor;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 
@@ -17,7 +16,7 @@ public final class PayloadMarshaller implements MethodDescriptor.Marshaller<Payl
 
   @Override
   public InputStream stream(Payload value) {
-    return new ByteArrayInputStream(PayloadCodec.encode(value));
+    return new PayloadStream(value);
   }
 
   @Override

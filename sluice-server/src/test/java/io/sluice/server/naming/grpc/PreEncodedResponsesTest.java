@@ -1,0 +1,116 @@
+package io.sluice.server.naming.grpc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.alibaba.nacos.api.grpc.auto.Payload;
+import com.alibaba.nacos.api.naming.remote.response.InstanceResponse;
+import com.alibaba.nacos.api.naming.remote.response.QueryServiceResponse;
+import com.alibaba.nacos.api.naming.remote.response.SubscribeServiceResponse;
+import com.alibaba.nacos.common.remote.PayloadRegistry;
+import com.alibaba.nacos.common.remote.client.grpc.GrpcUtils;
+import io.sluice.server.protocol.grpc.ErrorCodes;
+import io.sluice.server.protocol.grpc.MessageCodec;
+import io.sluice.server.protocol.grpc.NacosResponse;
+import io.sluice.server.protocol.grpc.PayloadMarshaller;
+import java.io.ByteArrayOutputStream;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The responses spliced from cached bytes, read back by the official client's own parser: what a
+ * Nacos client receives must not depend on whether Jackson or the splice wrote it.
+ */
+class PreEncodedResponsesTest {
+  private static final String SERVICE_INFO =
+      "{\"name\":\"orders\",\"groupName\":\"G\",\"clusters\":\"\",\"cacheMillis\":10000,"
+          + "\"hosts\":[{\"instanceId\":\"10.0.0.1#80#DEFAULT#G@@orders\",\"ip\":\"10.0.0.1\","
+          + "\"port\":80,\"weight\":1.0,\"healthy\":true,\"enabled\":true,\"ephemeral\":true,"
+          + "\"clusterName\":\"DEFAULT\",\"serviceName\":\"G@@orders\","
+          + "\"metadata\":{\"zone\":\"\u00e9st\"}}],\"lastRefTime\":7,\"checksum\":\"\","
+          + "\"allIPs\":false,\"reachProtectionThreshold\":false,\"valid\":true}";
+
+  private final MessageCodec codec = new MessageCodec();
+
+  @BeforeAll
+  static void registerTheClientsTypes() {
+    PayloadRegistry.init();
+  }
+
+  /** Encodes like the server does on the wire: codec, then the marshaller's stream, drained. */
+  private Object onTheWire(NacosResponse response) throws Exception {
+    InputStream stream = PayloadMarshaller.INSTANCE.stream(codec.encode(response));
+    ByteArrayOutputStream wire = new ByteArrayOutputStream();
+    int length = stream.available();
+    int drained = ((io.grpc.Drainable) stream).drainTo(wire);
+    assertThat(drained).isEqualTo(length).isEqualTo(wire.size());
+    return GrpcUtils.parse(Payload.parseFrom(wire.toByteArray()));
+  }
+
+  @Test
+  void aServiceQueryIsTheCachedListBetweenConstantPiecesAndTheClientReadsIt() throws Exception {
+    NamingMessages.QueryServiceResponse response = new NamingMessages.QueryServiceResponse();
+    response.serviceInfo = SERVICE_INFO.getBytes(StandardCharsets.UTF_8);
+    response.requestId = "r\"1\\\u2028";
+
+    QueryServiceResponse read = (QueryServiceResponse) onTheWire(response);
+
+    assertThat(read.isSuccess()).isTrue();
+    assertThat(read.getRequestId()).isEqualTo("r\"1\\\u2028");
+    assertThat(read.getServiceInfo().getName()).isEqualTo("orders");
+    assertThat(read.getServiceInfo().getLastRefTime()).isEqualTo(7);
+    assertThat(read.getServiceInfo().getHosts()).hasSize(1);
+    assertThat(read.getServiceInfo().getHosts().get(0).getMetadata())
+        .containsEntry("zone", "\u00e9st");
+  }
+
+  @Test
+  void aSubscriptionAnswersTheSameWayAndAMissingRequestIdIsLeftOut() throws Exception {
+    NamingMessages.SubscribeServiceResponse response =
+        new NamingMessages.SubscribeServiceResponse();
+    response.serviceInfo = SERVICE_INFO.getBytes(StandardCharsets.UTF_8);
+
+    SubscribeServiceResponse read = (SubscribeServiceResponse) onTheWire(response);
+
+    assertThat(read.isSuccess()).isTrue();
+    assertThat(read.getRequestId()).isNull();
+    assertThat(read.getServiceInfo().getHosts().get(0).getIp()).isEqualTo("10.0.0.1");
+  }
+
+  @Test
+  void aRegistrationsAcknowledgementIsConstantButForItsRequestId() throws Exception {
+    for (String type : new String[] {"registerInstance", "deregisterInstance"}) {
+      NamingMessages.InstanceResponse response = new NamingMessages.InstanceResponse();
+      response.type = type;
+      response.requestId = "42";
+
+      InstanceResponse read = (InstanceResponse) onTheWire(response);
+
+      assertThat(read.isSuccess()).isTrue();
+      assertThat(read.getType()).isEqualTo(type);
+      assertThat(read.getRequestId()).isEqualTo("42");
+      assertThat(read.getErrorCode()).isZero();
+    }
+  }
+
+  @Test
+  void aFailureIsStillWrittenInFullWithItsMessage() throws Exception {
+    NamingMessages.QueryServiceResponse query = new NamingMessages.QueryServiceResponse();
+    query.serviceInfo = SERVICE_INFO.getBytes(StandardCharsets.UTF_8);
+    query.fail(ErrorCodes.INVALID_PARAM, "bad service name");
+    NamingMessages.InstanceResponse register = new NamingMessages.InstanceResponse();
+    register.type = "registerInstance";
+    register.fail(ErrorCodes.INVALID_PARAM, "bad ip");
+
+    QueryServiceResponse readQuery = (QueryServiceResponse) onTheWire(query);
+    InstanceResponse readRegister = (InstanceResponse) onTheWire(register);
+
+    assertThat(readQuery.isSuccess()).isFalse();
+    assertThat(readQuery.getMessage()).isEqualTo("bad service name");
+    assertThat(readQuery.getServiceInfo()).isNull();
+    assertThat(readRegister.isSuccess()).isFalse();
+    assertThat(readRegister.getErrorCode()).isEqualTo(ErrorCodes.INVALID_PARAM);
+    assertThat(readRegister.getMessage()).isEqualTo("bad ip");
+  }
+}
