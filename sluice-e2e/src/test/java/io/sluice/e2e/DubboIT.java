@@ -477,19 +477,21 @@ class DubboIT {
 
   /**
    * A slow-call breaker on {@code slow(int)} in {@code dataId}: opens on slow calls, refuses fast
-   * ones while open, lets a probe through after its time window and closes when it is fast.
+   * ones while open, lets a probe through after its time window and closes when it is fast. Slow is
+   * 500 ms, far from both the fast calls (1 ms) and the slow ones (1.5 s): a fast call that a busy
+   * host stalls for 200 ms (seen at load average 30) must not count as slow and reopen it.
    */
   private void breakerOpensOnSlowCallsThenHalfOpensAndCloses(String dataId) throws Exception {
     publish(
         dataId,
         "[{\"resource\":\""
             + SLOW
-            + "\",\"grade\":0,\"count\":200,\"slowRatioThreshold\":0.5,"
-            + "\"minRequestAmount\":3,\"statIntervalMs\":2000,\"timeWindow\":2}]");
+            + "\",\"grade\":0,\"count\":500,\"slowRatioThreshold\":0.5,"
+            + "\"minRequestAmount\":3,\"statIntervalMs\":5000,\"timeWindow\":2}]");
     await()
         .atMost(RULE_DEADLINE)
         .pollInterval(Duration.ZERO)
-        .until(() -> consumer.get("/slow?millis=400").statusCode() == 503);
+        .until(() -> consumer.get("/slow?millis=1500").statusCode() == 503);
     HttpResponse<String> open = consumer.get("/slow?millis=1");
     assertThat(open.statusCode()).isEqualTo(503);
     assertThat(open.body()).contains("degrade rule on " + SLOW);
