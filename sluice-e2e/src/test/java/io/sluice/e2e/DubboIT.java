@@ -42,9 +42,11 @@ import org.junit.jupiter.api.TestMethodOrder;
  *   <li>{@code dubbo-p} / {@code dubbo-c}: provider ({@code dubbo} protocol) and consumer in
  *       Dubbo's default dual mode (registered at both levels, application-level discovery first);
  *       the rule scenarios run on them;
- *   <li>{@code dubbo-ip} (two instances, one in the gray lane) / {@code dubbo-ic}: {@code tri}
- *       protocol, interface-level registration and discovery only;
- *   <li>{@code dubbo-ap} / {@code dubbo-ac}: {@code tri} protocol, application-level only;
+ *   <li>{@code dubbo-ip} (three instances: one in the gray lane, one tagged {@code blue} by Dubbo's
+ *       own {@code dubbo.tag}) / {@code dubbo-ic}, which sets {@code dubbo.tag} on the calls it is
+ *       asked to: {@code tri} protocol, interface-level registration and discovery only;
+ *   <li>{@code dubbo-ap} (two instances, one in the gray lane) / {@code dubbo-ac}: {@code tri}
+ *       protocol, application-level only;
  *   <li>{@code dubbo32-p} / {@code dubbo32-c}: the same application on Dubbo 3.2, in its own
  *       service group.
  * </ul>
@@ -55,6 +57,7 @@ class DubboIT {
   private static final Path AGENT_JAR = Path.of(System.getProperty("sluice.e2e.agentJar"));
   private static final Path DUBBO_JAR = Path.of(System.getProperty("sluice.e2e.dubboJar"));
   private static final Path DUBBO32_JAR = Path.of(System.getProperty("sluice.e2e.dubbo32Jar"));
+  private static final Path DUBBO31_JAR = Path.of(System.getProperty("sluice.e2e.dubbo31Jar"));
   private static final Path WORK_DIR =
       Path.of(System.getProperty("sluice.e2e.workDir", "target/e2e")).resolve("dubbo");
   private static final Path JAVA_HOME = Path.of(System.getProperty("java.home"));
@@ -65,6 +68,8 @@ class DubboIT {
   private static final Duration DISCOVERY_DEADLINE = Duration.ofSeconds(60);
   private static final Pattern PORT = Pattern.compile("^(\\d+)\\|");
 
+  private static final List<String> JVM_OPTIONS = List.of("-XX:TieredStopAtLevel=1");
+
   private final HttpClient http = HttpClient.newHttpClient();
   private final List<String> publishedRules = new ArrayList<>();
   private int serverPort;
@@ -74,8 +79,10 @@ class DubboIT {
   private AppProcess consumer;
   private AppProcess interfaceProvider;
   private AppProcess interfaceProvider2;
+  private AppProcess taggedInterfaceProvider;
   private AppProcess interfaceConsumer;
   private AppProcess applicationProvider;
+  private AppProcess applicationProvider2;
   private AppProcess applicationConsumer;
   private AppProcess provider32;
   private AppProcess consumer32;
@@ -96,27 +103,46 @@ class DubboIT {
       // In the gray lane: its registration carries the agent's sluice.lane.
       CompletableFuture<AppProcess> ip2 =
           start(starter, "dubbo-ip", "provider", "tri", "interface", null, "gray");
+      // Tagged by Dubbo's own tag router's static tag, not in any Sluice lane.
+      CompletableFuture<AppProcess> ipBlue =
+          start(
+              starter,
+              "dubbo-ip",
+              "provider",
+              "tri",
+              "interface",
+              null,
+              null,
+              "--dubbo.provider.tag=blue");
       CompletableFuture<AppProcess> ic =
           start(starter, "dubbo-ic", "consumer", null, null, "FORCE_INTERFACE");
       CompletableFuture<AppProcess> ap =
           start(starter, "dubbo-ap", "provider", "tri", "instance", null);
+      CompletableFuture<AppProcess> ap2 =
+          start(starter, "dubbo-ap", "provider", "tri", "instance", null, "gray");
       CompletableFuture<AppProcess> ac =
           start(starter, "dubbo-ac", "consumer", null, null, "FORCE_APPLICATION");
       CompletableFuture<AppProcess> p32 =
           start(starter, "dubbo32-p", "provider", "dubbo", null, null);
       CompletableFuture<AppProcess> c32 = start(starter, "dubbo32-c", "consumer", null, null, null);
       // Whatever fails to start, the ones that did are stopped (@AfterAll sees them all).
-      CompletableFuture.allOf(p, c, ip, ip2, ic, ap, ac, p32, c32).exceptionally(e -> null).join();
+      List<CompletableFuture<AppProcess>> all =
+          List.of(p, c, ip, ip2, ipBlue, ic, ap, ap2, ac, p32, c32);
+      CompletableFuture.allOf(all.toArray(new CompletableFuture<?>[0]))
+          .exceptionally(e -> null)
+          .join();
       provider = p.exceptionally(e -> null).getNow(null);
       consumer = c.exceptionally(e -> null).getNow(null);
       interfaceProvider = ip.exceptionally(e -> null).getNow(null);
       interfaceProvider2 = ip2.exceptionally(e -> null).getNow(null);
+      taggedInterfaceProvider = ipBlue.exceptionally(e -> null).getNow(null);
       interfaceConsumer = ic.exceptionally(e -> null).getNow(null);
       applicationProvider = ap.exceptionally(e -> null).getNow(null);
+      applicationProvider2 = ap2.exceptionally(e -> null).getNow(null);
       applicationConsumer = ac.exceptionally(e -> null).getNow(null);
       provider32 = p32.exceptionally(e -> null).getNow(null);
       consumer32 = c32.exceptionally(e -> null).getNow(null);
-      for (CompletableFuture<AppProcess> app : List.of(p, c, ip, ip2, ic, ap, ac, p32, c32)) {
+      for (CompletableFuture<AppProcess> app : all) {
         app.join();
       }
     } finally {
@@ -143,7 +169,7 @@ class DubboIT {
     return start(starter, name, role, protocol, registerMode, migration, null);
   }
 
-  /** As above, in the agent's {@code lane} when not null. */
+  /** As above, in the agent's {@code lane} when not null, with Spring arguments of its own. */
   private CompletableFuture<AppProcess> start(
       ExecutorService starter,
       String name,
@@ -151,8 +177,9 @@ class DubboIT {
       String protocol,
       String registerMode,
       String migration,
-      String lane) {
-    List<String> args = new ArrayList<>();
+      String lane,
+      String... extraArgs) {
+    List<String> args = new ArrayList<>(List.of(extraArgs));
     args.add("--spring.profiles.active=" + role);
     boolean dubbo32 = name.startsWith("dubbo32-");
     // Each pair in its own service group (but the rule scenarios' pair, in the default one), so a
@@ -192,7 +219,7 @@ class DubboIT {
                 agentArgs,
                 name,
                 WORK_DIR,
-                List.of("-XX:TieredStopAtLevel=1"),
+                JVM_OPTIONS,
                 args,
                 "/ready");
           } catch (Exception e) {
@@ -236,8 +263,10 @@ class DubboIT {
           interfaceConsumer,
           interfaceProvider,
           interfaceProvider2,
+          taggedInterfaceProvider,
           applicationConsumer,
           applicationProvider,
+          applicationProvider2,
           consumer32,
           provider32
         }) {
@@ -261,7 +290,7 @@ class DubboIT {
 
     // Dual mode registered at both levels; each single mode at its own level only.
     assertThat(instances("providers:" + SERVICE + "::")).isNotEmpty();
-    assertThat(instances("providers:" + SERVICE + "::if")).hasSize(2);
+    assertThat(instances("providers:" + SERVICE + "::if")).hasSize(3);
     assertThat(instances("dubbo-p")).isNotEmpty();
     assertThat(instances("dubbo-ap")).isNotEmpty();
     // A provider in a lane registers it in its metadata at either level (through nacos-client).
@@ -270,17 +299,73 @@ class DubboIT {
     assertThat(instanceList("dubbo-p")).doesNotContain("sluice.lane");
     assertThat(instances("dubbo-ip")).isEmpty();
 
-    // Both interface-level providers serve: untagged calls the base one only, gray calls the gray
-    // one only, calls of a lane without providers the base one.
+    assertRoutesByLane(interfaceConsumer);
+  }
+
+  @Test
+  @Order(4)
+  void applicationLevelDiscoveryRoutesByLaneToo() throws Exception {
+    // The gray provider's lane is in its instance's metadata (there is no provider URL in the
+    // registry at this level): Dubbo's consumer reads it through the URL it builds from the
+    // instance.
+    assertThat(instanceList("dubbo-ap")).containsOnlyOnce("\"sluice.lane\":\"gray\"");
+    assertThat(instances("providers:" + SERVICE + "::app")).isEmpty();
+    assertRoutesByLane(applicationConsumer);
+  }
+
+  /**
+   * Through {@code consumer}, whose providers are one base and one gray (and, at interface level,
+   * one tagged by Dubbo only): untagged calls reach the base one only, gray calls (Sluice's header
+   * or MSE's) the gray one only, calls of a lane without providers the base one.
+   */
+  private void assertRoutesByLane(AppProcess consumer) throws Exception {
+    Set<String> base = servingPorts(consumer, 20);
+    assertThat(base).hasSize(1).doesNotContain("failed");
+    // Until the consumer has the gray provider, gray calls go to base.
     await()
         .atMost(DISCOVERY_DEADLINE)
-        .until(() -> servingPorts(interfaceConsumer, 10, "x-sluice-lane", "gray").size() == 1);
+        .until(
+            () -> {
+              Set<String> ports = servingPorts(consumer, 5, "x-sluice-lane", "gray");
+              return ports.size() == 1 && !ports.equals(base);
+            });
+    Set<String> gray = servingPorts(consumer, 20, "x-sluice-lane", "gray");
+    assertThat(gray).hasSize(1).doesNotContain("failed").doesNotContainAnyElementsOf(base);
+    assertThat(servingPorts(consumer, 20)).isEqualTo(base);
+    assertThat(servingPorts(consumer, 10, "x-sluice-lane", "blue")).isEqualTo(base);
+    assertThat(servingPorts(consumer, 10, "x-mse-tag", "gray")).isEqualTo(gray);
+  }
+
+  @Test
+  @Order(5)
+  void dubbosOwnTagRouterDecidesFirstAndLanesNarrowWhatItLeaves() throws Exception {
+    Set<String> untagged = servingPorts(interfaceConsumer, 10);
+    // Until the consumer has the blue provider, Dubbo sends blue calls to the untagged ones.
+    await()
+        .atMost(DISCOVERY_DEADLINE)
+        .until(
+            () -> {
+              Set<String> ports = servingPorts(interfaceConsumer, "/whoami?dubboTag=blue", 5);
+              return ports.size() == 1 && !ports.equals(untagged);
+            });
     Set<String> base = servingPorts(interfaceConsumer, 20);
     Set<String> gray = servingPorts(interfaceConsumer, 20, "x-sluice-lane", "gray");
-    assertThat(base).hasSize(1).doesNotContain("failed");
-    assertThat(gray).hasSize(1).doesNotContain("failed").doesNotContainAnyElementsOf(base);
-    assertThat(servingPorts(interfaceConsumer, 10, "x-sluice-lane", "blue")).isEqualTo(base);
-    assertThat(servingPorts(interfaceConsumer, 10, "x-mse-tag", "gray")).isEqualTo(gray);
+    Set<String> blue = servingPorts(interfaceConsumer, "/whoami?dubboTag=blue", 20);
+    // Three providers, three answers: untagged calls never reach the Dubbo-tagged provider (Dubbo's
+    // rule) nor the gray one (Sluice's).
+    assertThat(blue).hasSize(1).doesNotContain("failed");
+    assertThat(base).hasSize(1).doesNotContain("failed").doesNotContainAnyElementsOf(blue);
+    assertThat(gray).hasSize(1).doesNotContainAnyElementsOf(base).doesNotContainAnyElementsOf(blue);
+    // A call tagged both ways: Dubbo's router leaves the blue provider alone, which is in no lane,
+    // so the lane falls back to it.
+    assertThat(
+            servingPorts(interfaceConsumer, "/whoami?dubboTag=blue", 20, "x-sluice-lane", "gray"))
+        .isEqualTo(blue);
+    // A Dubbo tag without providers: Dubbo falls back to the untagged ones, then the lane decides.
+    assertThat(servingPorts(interfaceConsumer, "/whoami?dubboTag=green", 10)).isEqualTo(base);
+    assertThat(
+            servingPorts(interfaceConsumer, "/whoami?dubboTag=green", 10, "x-sluice-lane", "gray"))
+        .isEqualTo(gray);
   }
 
   @Test
@@ -503,6 +588,54 @@ class DubboIT {
         .contains("refused by Sluice: flow rule on " + SLOW);
   }
 
+  // ---- other Dubbo versions ----
+
+  @Test
+  @Order(60)
+  void leavesDubbo31AloneAndSaysSoInOneLine() throws Exception {
+    Path logDir = WORK_DIR.resolve("dubbo31-agent-log");
+    String hello31 = "io.sluice.e2e.dubbo31.HelloService:hello(java.lang.String)";
+    // Refuses every call, were it applied.
+    publish("dubbo31-flow-rules", "[{\"resource\":\"" + hello31 + "\",\"grade\":1,\"count\":0}]");
+    try (AppProcess app =
+        AppProcess.start(
+            JAVA_HOME,
+            DUBBO31_JAR,
+            AGENT_JAR,
+            "server.addr=127.0.0.1:" + serverPort + ",app.name=dubbo31,log.dir=" + logDir,
+            "dubbo31",
+            WORK_DIR,
+            JVM_OPTIONS,
+            List.of("--dubbo.protocol.port=" + freePort()),
+            "/ready")) {
+      await().atMost(RULE_DEADLINE).until(() -> agentLogOf(logDir).contains("resource=" + hello31));
+      for (int i = 0; i < 20; i++) {
+        HttpResponse<String> call = app.get("/hello?name=v31");
+        assertThat(call.statusCode()).as(call.body()).isEqualTo(200);
+        assertThat(call.body()).isEqualTo("hello v31");
+      }
+      String log = agentLogOf(logDir);
+      assertThat(log)
+          .containsOnlyOnce("skipping dubbo-3.2")
+          .contains("RegisterTypeEnum not found; supported: Apache Dubbo 3.2 and 3.3), left alone")
+          // The rule arrived and says it has nothing to act on.
+          .contains("waits for its resource");
+    }
+  }
+
+  private static String agentLogOf(Path dir) throws java.io.IOException {
+    if (!Files.isDirectory(dir)) {
+      return "";
+    }
+    StringBuilder all = new StringBuilder();
+    try (var files = Files.list(dir)) {
+      for (Path log : files.filter(p -> p.getFileName().toString().endsWith(".log")).toList()) {
+        all.append(Files.readString(log));
+      }
+    }
+    return all.toString();
+  }
+
   // ---- helpers ----
 
   private String awaitCall(AppProcess app, String path, String... headers) {
@@ -537,9 +670,15 @@ class DubboIT {
    */
   private static Set<String> servingPorts(AppProcess consumer, int calls, String... headers)
       throws Exception {
+    return servingPorts(consumer, "/whoami", calls, headers);
+  }
+
+  /** As above, through {@code path} (a {@code /whoami} with parameters). */
+  private static Set<String> servingPorts(
+      AppProcess consumer, String path, int calls, String... headers) throws Exception {
     Set<String> ports = new HashSet<>();
     for (int i = 0; i < calls; i++) {
-      HttpResponse<String> response = consumer.get("/whoami", headers);
+      HttpResponse<String> response = consumer.get(path, headers);
       if (response.statusCode() != 200) {
         ports.add("failed");
         continue;

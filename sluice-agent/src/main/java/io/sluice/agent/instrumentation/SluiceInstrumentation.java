@@ -43,6 +43,14 @@ public interface SluiceInstrumentation {
    */
   List<String> requiredClasses();
 
+  /**
+   * The framework versions supported, for the line that says a loader was skipped (e.g. {@code
+   * Apache Dubbo 3.2 and 3.3}); null when {@link #name()} says enough.
+   */
+  default String supportedVersions() {
+    return null;
+  }
+
   /** Adds this instrumentation's advice to {@code transformer}. */
   AgentBuilder.Transformer.ForAdvice advice(AgentBuilder.Transformer.ForAdvice transformer);
 }

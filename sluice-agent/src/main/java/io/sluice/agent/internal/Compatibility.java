@@ -63,7 +63,11 @@ final class Compatibility {
                 + loader
                 + ": unsupported version ("
                 + missing
-                + " not found)");
+                + " not found"
+                + (instrumentation.supportedVersions() == null
+                    ? ""
+                    : "; supported: " + instrumentation.supportedVersions())
+                + "), left alone");
       }
       byLoader.put(loader, missing == null);
       return missing == null;

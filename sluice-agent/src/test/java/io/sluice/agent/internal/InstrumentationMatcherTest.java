@@ -2,6 +2,7 @@ package io.sluice.agent.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.agent.instrumentation.dubbo3.DubboInstrumentation;
 import io.sluice.agent.instrumentation.springwebmvc6.HandlerAdapterInstrumentation;
 import io.sluice.agent.logging.AgentLog;
 import java.io.ByteArrayOutputStream;
@@ -40,5 +41,23 @@ class InstrumentationMatcherTest {
     String log = logBytes.toString(StandardCharsets.UTF_8);
     assertThat(log).containsOnlyOnce("skipping spring-webmvc-6.0");
     assertThat(log).contains("unsupported version");
+  }
+
+  @Test
+  void namesTheSupportedVersionsWhenItSkipsAnOlderDubbo() throws Exception {
+    InstrumentationMatcher dubbo =
+        new InstrumentationMatcher(
+            new Compatibility(
+                new DubboInstrumentation(),
+                AgentLog.toStream(
+                    new PrintStream(logBytes, true, StandardCharsets.UTF_8), AgentLog.Level.INFO)));
+    // Dubbo 3.3 is on the test class path: a loader that sees it is woven.
+    assertThat(dubbo.compatible(type, getClass().getClassLoader())).isTrue();
+    try (URLClassLoader bare = new URLClassLoader(new URL[0], null)) {
+      assertThat(dubbo.compatible(type, bare)).isFalse();
+    }
+    assertThat(logBytes.toString(StandardCharsets.UTF_8))
+        .containsOnlyOnce("skipping dubbo-3.2")
+        .contains("supported: Apache Dubbo 3.2 and 3.3), left alone");
   }
 }

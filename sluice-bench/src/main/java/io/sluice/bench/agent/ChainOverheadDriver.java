@@ -26,7 +26,10 @@ import java.util.function.ToDoubleFunction;
  * 50 % lane and a 10,000 QPS flow rule on every route published to both, driven side by side at the
  * same fixed arrival rate on {@code GET /a/httpTest} through the gateway (open loop, latency from
  * the intended send time), over the same seconds, so whatever else the machine does weighs on both
- * alike.
+ * alike. {@code --path /a/dubboTest} drives the chain's Dubbo path instead (gateway → a over HTTP,
+ * a → b → c over Dubbo; {@code /a/mixedTest}: a → b over Dubbo, b → c over HTTP), with a
+ * never-reached flow rule on every Dubbo method too (the reference generation only, the one with
+ * the Dubbo paths).
  *
  * <p>Per rate and round it reports, for each instance of each copy, the CPU it used as a percentage
  * of a 2-core quota (the reference's unit: 0.5 points at 500 requests/s is 20 µs of CPU per
@@ -68,6 +71,20 @@ public final class ChainOverheadDriver {
           "a", List.of("GET /a/httpTest", "GET /a/asyncTest"),
           "b", List.of("GET /b/httpTest"),
           "c", List.of("GET /c/httpTest"));
+
+  /** The resources the Dubbo paths add, where the build has them. */
+  static final Map<String, List<String>> DUBBO_RESOURCES =
+      Map.of(
+          "a", List.of("GET /a/dubboTest", "GET /a/mixedTest"),
+          "b",
+              List.of(
+                  "io.sluice.examples.api.BService:dubboTest()",
+                  "io.sluice.examples.api.BService:mixedTest()"),
+          "c", List.of("io.sluice.examples.api.CService:dubboTest()"));
+
+  /** The paths through the chain the driver can drive; the last two need the Dubbo paths. */
+  static final List<String> PATHS =
+      List.of("/a/httpTest", "/a/asyncTest", "/a/dubboTest", "/a/mixedTest");
 
   private ChainOverheadDriver() {}
 
@@ -119,6 +136,14 @@ public final class ChainOverheadDriver {
     Path agentJar =
         Path.of(options.getOrDefault("agent-jar", "sluice-agent/target/sluice-agent.jar"));
     SpringGeneration generation = generation(options.getOrDefault("spring", "3.5"));
+    String path = options.getOrDefault("path", "/a/httpTest");
+    if (!PATHS.contains(path)) {
+      throw new IllegalArgumentException("--path takes one of " + PATHS + ", not " + path);
+    }
+    if (!generation.hasDubbo() && !path.equals("/a/httpTest") && !path.equals("/a/asyncTest")) {
+      throw new IllegalArgumentException(
+          path + " is a Dubbo path: only --spring 3.5 (the reference build) has it");
+    }
     List<Double> rates = new ArrayList<>();
     for (String rate : options.getOrDefault("rates", "250,500").split(",")) {
       rates.add(Double.parseDouble(rate.trim()));
@@ -147,9 +172,11 @@ public final class ChainOverheadDriver {
     }
     System.out.printf(
         Locale.ROOT,
-        "chain overhead: %s, %s, rates %s req/s, warm-up %d s, settle %d s, measured %d s, %d"
-            + " rounds, apps on CPUs %s, driver on CPUs %s, %d cores, JVM %s %s, load %s, work %s%n",
+        "chain overhead: %s, GET %s, %s, rates %s req/s, warm-up %d s, settle %d s, measured %d s,"
+            + " %d rounds, apps on CPUs %s, driver on CPUs %s, %d cores, JVM %s %s, load %s, work"
+            + " %s%n",
         generation,
+        path,
         alternating ? "one copy at a time (alternating)" : "side by side",
         rates,
         warmup,
@@ -200,11 +227,11 @@ public final class ChainOverheadDriver {
       System.out.printf(
           Locale.ROOT,
           "gray share of b's calls, 400 requests: none %s, agent %s%n",
-          grayShare(none),
-          grayShare(agent));
+          grayShare(none, path),
+          grayShare(agent, path));
 
-      Copy noneCopy = new Copy("none", none, client());
-      Copy agentCopy = new Copy("agent", agent, client());
+      Copy noneCopy = new Copy("none", none, client(), path);
+      Copy agentCopy = new Copy("agent", agent, client(), path);
       List<Copy> both = List.of(noneCopy, agentCopy);
       double top = rates.stream().mapToDouble(Double::doubleValue).max().orElseThrow();
       // Ten JVMs compiling their hot paths at once can take both cores for a while: ramp up.
@@ -286,12 +313,19 @@ public final class ChainOverheadDriver {
     return builder.start();
   }
 
-  /** The demo's documents: the 50 % lane and a never-reached flow rule on every route. */
+  /**
+   * The demo's documents: the 50 % lane and a never-reached flow rule on every route (and Dubbo
+   * method, where the build has them).
+   */
   static void publishDocuments(DemoChain chain) throws IOException, InterruptedException {
     chain.publish(DemoChain.SLUICE_GROUP, "lanes", LANES);
     for (Map.Entry<String, List<String>> app : ROUTES.entrySet()) {
+      List<String> resources = new ArrayList<>(app.getValue());
+      if (chain.generation().hasDubbo()) {
+        resources.addAll(DUBBO_RESOURCES.getOrDefault(app.getKey(), List.of()));
+      }
       StringBuilder rules = new StringBuilder("[");
-      for (String route : app.getValue()) {
+      for (String route : resources) {
         rules
             .append(rules.length() > 1 ? "," : "")
             .append("{\"resource\":\"")
@@ -303,11 +337,11 @@ public final class ChainOverheadDriver {
     }
   }
 
-  static String grayShare(DemoChain chain) throws IOException, InterruptedException {
+  static String grayShare(DemoChain chain, String path) throws IOException, InterruptedException {
     int gray = 0;
     int n = 400;
     for (int i = 0; i < n; i++) {
-      HttpResponse<String> response = chain.get("/a/httpTest");
+      HttpResponse<String> response = chain.get(path);
       if (response.statusCode() != 200) {
         return "request " + i + " answered " + response.statusCode() + ": " + response.body();
       }
@@ -325,8 +359,8 @@ public final class ChainOverheadDriver {
         .build();
   }
 
-  /** One copy of the chain as the driver sees it. */
-  record Copy(String mode, DemoChain chain, HttpClient http) {}
+  /** One copy of the chain as the driver sees it, and the path it is driven on. */
+  record Copy(String mode, DemoChain chain, HttpClient http, String path) {}
 
   /**
    * Drives {@code copies} together at {@code rate}: {@code settle} seconds, then {@code measure}
@@ -355,7 +389,7 @@ public final class ChainOverheadDriver {
       ExecutorService pool, List<Copy> copies, double rate, int seconds) throws Exception {
     List<Future<OpenLoopLoad.Result>> running = new ArrayList<>();
     for (Copy copy : copies) {
-      URI uri = copy.chain().gateway("/a/httpTest");
+      URI uri = copy.chain().gateway(copy.path());
       running.add(
           pool.submit(
               () -> OpenLoopLoad.run(copy.http(), i -> uri, rate, Duration.ofSeconds(seconds))));

@@ -11,24 +11,31 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * One application of the chain in its own JVM: {@code gateway}, {@code a}, {@code b} or {@code c},
- * in the base lane or another. It keeps its port across restarts, and appends every run's output to
- * one file.
+ * in the base lane or another. It keeps its ports (HTTP, and Dubbo's for a Dubbo provider) across
+ * restarts, and appends every run's output to one file.
  */
 public final class ChainInstance {
   private final String app;
   private final String lane;
   private final int port;
+  private final int dubboPort;
   private final List<String> command;
   private final Path output;
   private Process process;
 
-  ChainInstance(String app, String lane, List<String> commandBeforePort, Path output)
+  ChainInstance(
+      String app, String lane, List<String> commandBeforePort, Path output, boolean dubboProvider)
       throws IOException {
     this.app = app;
     this.lane = lane;
     this.port = freePort();
+    // Dubbo's own choice (the first free port from 20880) races between providers started at once.
+    this.dubboPort = dubboProvider ? freePort() : 0;
     this.command = new ArrayList<>(commandBeforePort);
     this.command.add("--server.port=" + port);
+    if (dubboProvider) {
+      this.command.add("--dubbo.protocol.port=" + dubboPort);
+    }
     this.output = output;
   }
 
@@ -49,6 +56,11 @@ public final class ChainInstance {
 
   public int port() {
     return port;
+  }
+
+  /** The port its Dubbo services are exported on; 0 if it exports none. */
+  public int dubboPort() {
+    return dubboPort;
   }
 
   public synchronized long pid() {

@@ -56,15 +56,18 @@ abstract class ChainScenarios {
 
   @BeforeAll
   void startChain() throws Exception {
-    chain =
-        DemoChain.shared(
-            DemoChain.builder()
-                .generation(generation())
-                .lane("gray", "b", "c")
-                // A load balancer cache far longer than any wait here: an instance that leaves
-                // stops getting picks in time only if the agent evicts the cached list when the
-                // registry pushes the change.
-                .appArgument("--spring.cloud.loadbalancer.cache.ttl=10m"));
+    chain = DemoChain.shared(withGrayBAndC(generation()));
+  }
+
+  /** The chain these scenarios run on, which other chain tests share: a gray b and a gray c. */
+  static DemoChain.Builder withGrayBAndC(SpringGeneration generation) {
+    return DemoChain.builder()
+        .generation(generation)
+        .lane("gray", "b", "c")
+        // A load balancer cache far longer than any wait here: an instance that leaves stops
+        // getting picks in time only if the agent evicts the cached list when the registry pushes
+        // the change.
+        .appArgument("--spring.cloud.loadbalancer.cache.ttl=10m");
   }
 
   /** Before each, not after: what the last test stopped is not started again for nothing. */
@@ -337,27 +340,14 @@ abstract class ChainScenarios {
     return generation().name();
   }
 
-  /**
-   * Sends {@code n} requests through the gateway; counts the answers (paths), failing on any that
-   * is not a 200.
-   */
+  /** See {@link ChainPaths#count}. */
   Map<String, Integer> paths(String path, int n, String... headers) throws Exception {
-    Map<String, Integer> byPath = new HashMap<>();
-    for (String body : bodies(path, n, headers)) {
-      byPath.merge(body, 1, Integer::sum);
-    }
-    return byPath;
+    return ChainPaths.count(chain, path, n, headers);
   }
 
-  /** {@code n} answers through the gateway, each checked to be a 200. */
+  /** See {@link ChainPaths#bodies}. */
   List<String> bodies(String path, int n, String... headers) throws Exception {
-    List<String> bodies = new ArrayList<>();
-    for (int i = 0; i < n; i++) {
-      HttpResponse<String> response = chain.get(path, headers);
-      assertThat(response.statusCode()).as("%s: %s", path, response.body()).isEqualTo(200);
-      bodies.add(response.body());
-    }
-    return bodies;
+    return ChainPaths.bodies(chain, path, n, headers);
   }
 
   /** GET {@code path} from the base instance of {@code app} directly, not through the gateway. */
@@ -401,9 +391,8 @@ abstract class ChainScenarios {
     return Duration.ofNanos(last - first);
   }
 
-  /** The answer's body if it is a 200, else its status. */
+  /** See {@link ChainPaths#body}. */
   String body(String path, String... headers) throws Exception {
-    HttpResponse<String> response = chain.get(path, headers);
-    return response.statusCode() == 200 ? response.body() : response.statusCode() + "";
+    return ChainPaths.body(chain, path, headers);
   }
 }

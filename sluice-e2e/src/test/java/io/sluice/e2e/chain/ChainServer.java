@@ -110,11 +110,17 @@ final class ChainServer implements AutoCloseable {
     }
   }
 
-  /** The instances of {@code service} (group DEFAULT_GROUP, public namespace), healthy or not. */
-  List<RegisteredInstance> instances(String service) throws IOException, InterruptedException {
+  /** The instances of {@code service} in {@code group} (public namespace), healthy or not. */
+  List<RegisteredInstance> instances(String service, String group)
+      throws IOException, InterruptedException {
     HttpResponse<String> response =
         send(
-            HttpRequest.newBuilder(api("/nacos/v1/ns/instance/list?serviceName=" + encode(service)))
+            HttpRequest.newBuilder(
+                    api(
+                        "/nacos/v1/ns/instance/list?serviceName="
+                            + encode(service)
+                            + "&groupName="
+                            + encode(group)))
                 .GET());
     if (response.statusCode() != 200) {
       throw new IOException(

@@ -23,13 +23,15 @@ import java.util.stream.Stream;
 /**
  * The demo chain of {@code sluice-examples} running for a test or a benchmark: a sluice-server in
  * this JVM, and gateway → a → b → c, each in its own JVM, a base instance of each plus the lane
- * instances asked for (a gray b by default), with or without the agent.
+ * instances asked for (a gray b by default), with or without the agent. On a generation with the
+ * Dubbo paths ({@link SpringGeneration#hasDubbo}), b and c are Dubbo providers too, each on a port
+ * of its own, registered in the same server (group {@link #DUBBO_GROUP}).
  *
- * <p>{@link Builder#start} returns once every instance is registered and the gateway answers a path
- * through every service. Documents (rules, lanes) are published through the server's HTTP API as an
- * operator would. Single instances can be stopped, killed and started again (failover). Every
- * process is ended by {@link #close}, and by a shutdown hook if the JVM exits first (a failing
- * test, an interrupted build).
+ * <p>{@link Builder#start} returns once every instance is registered (a Dubbo provider at both of
+ * Dubbo's levels too) and the gateway answers a path through every service, over every protocol.
+ * Documents (rules, lanes) are published through the server's HTTP API as an operator would. Single
+ * instances can be stopped, killed and started again (failover). Every process is ended by {@link
+ * #close}, and by a shutdown hook if the JVM exits first (a failing test, an interrupted build).
  *
  * <p>Starting five Spring Boot JVMs costs a minute or more on a shared 2-core machine, so tests
  * share one chain: across the methods of a class ({@code @TestInstance(PER_CLASS)}), and across
@@ -58,6 +60,18 @@ public final class DemoChain implements AutoCloseable {
 
   /** Sluice's own documents, such as {@code lanes}. */
   public static final String SLUICE_GROUP = "SLUICE";
+
+  /** The registry group of the examples' Dubbo registrations ({@code dubbo.registry.group}). */
+  public static final String DUBBO_GROUP = "dubbo";
+
+  /** The Dubbo interface each Dubbo provider of the chain exports. */
+  public static final Map<String, String> DUBBO_SERVICES =
+      Map.of("b", "io.sluice.examples.api.BService", "c", "io.sluice.examples.api.CService");
+
+  /** The paths through the chain: over HTTP, and where the build has them, over Dubbo. */
+  private static final List<String> HTTP_PATHS = List.of("/a/httpTest");
+
+  private static final List<String> DUBBO_PATHS = List.of("/a/dubboTest", "/a/mixedTest");
 
   /** What every path through the chain looks like, whatever the lanes. */
   public static final Pattern PATH =
@@ -179,7 +193,17 @@ public final class DemoChain implements AutoCloseable {
   /** The instances of {@code service} as the registry lists them now. */
   public List<RegisteredInstance> registered(String service)
       throws IOException, InterruptedException {
-    return server.instances(service);
+    return server.instances(service, "DEFAULT_GROUP");
+  }
+
+  /**
+   * The instances of {@code service} in registry group {@code group}, e.g. a Dubbo provider's
+   * application-level ({@code b}) or interface-level ({@code providers:io.sluice.examples.api.
+   * BService::}) registration in {@link #DUBBO_GROUP}.
+   */
+  public List<RegisteredInstance> registered(String service, String group)
+      throws IOException, InterruptedException {
+    return server.instances(service, group);
   }
 
   /** Stops one instance gracefully and waits until the registry has dropped it. */
@@ -306,18 +330,27 @@ public final class DemoChain implements AutoCloseable {
       // The setting the agent reads for the instance's lane; the application labels itself by it.
       command.add("-Dsluice.lane=" + lane);
     }
+
     // nacos-client writes its logs and its instance cache under the home directory otherwise.
     command.add("-DJM.LOG.PATH=" + dir.resolve("nacos-logs").toAbsolutePath());
     command.add("-DJM.SNAPSHOT.PATH=" + dir.toAbsolutePath());
     command.add("-jar");
     command.add(spec.generation().jar(spec.examplesDir(), app).toAbsolutePath().toString());
     command.add("--spring.cloud.nacos.discovery.server-addr=" + server.address());
+    boolean dubbo = spec.generation().hasDubbo();
+    if (dubbo) {
+      command.add("--dubbo.registry.address=nacos://" + server.address());
+    }
     command.add("--spring.main.banner-mode=off");
     command.addAll(spec.appArguments());
-    return new ChainInstance(app, lane, command, dir.resolve("output.txt"));
+    return new ChainInstance(
+        app, lane, command, dir.resolve("output.txt"), dubbo && DUBBO_SERVICES.containsKey(app));
   }
 
-  /** Waits until {@code started} are registered, then until the gateway answers a full path. */
+  /**
+   * Waits until {@code started} are registered (a Dubbo provider at Dubbo's application and
+   * interface levels too), then until the gateway answers a full path on every path of the build.
+   */
   private void awaitReady(List<ChainInstance> started) throws Exception {
     long deadline = System.nanoTime() + spec.startTimeout().toNanos();
     for (ChainInstance instance : started) {
@@ -327,22 +360,29 @@ public final class DemoChain implements AutoCloseable {
         Thread.sleep(250);
       }
     }
-    int answeredInARow = 0;
-    String last = "(nothing)";
-    while (answeredInARow < 3) {
-      instances.forEach(ChainInstance::checkAlive);
-      checkDeadline(deadline, "the gateway did not answer a full path; last answer: " + last);
-      try {
-        HttpResponse<String> response = get("/a/httpTest");
-        last = response.statusCode() + " " + response.body();
-        boolean full = response.statusCode() == 200 && PATH.matcher(response.body()).matches();
-        answeredInARow = full ? answeredInARow + 1 : 0;
-      } catch (IOException notYet) {
-        last = notYet.toString();
-        answeredInARow = 0;
-      }
-      if (answeredInARow < 3) {
-        Thread.sleep(250);
+    List<String> paths = new ArrayList<>(HTTP_PATHS);
+    if (spec.generation().hasDubbo()) {
+      paths.addAll(DUBBO_PATHS);
+    }
+    for (String path : paths) {
+      int answeredInARow = 0;
+      String last = "(nothing)";
+      while (answeredInARow < 3) {
+        instances.forEach(ChainInstance::checkAlive);
+        checkDeadline(
+            deadline, "the gateway did not answer a full path on " + path + "; last: " + last);
+        try {
+          HttpResponse<String> response = get(path);
+          last = response.statusCode() + " " + response.body();
+          boolean full = response.statusCode() == 200 && PATH.matcher(response.body()).matches();
+          answeredInARow = full ? answeredInARow + 1 : 0;
+        } catch (IOException notYet) {
+          last = notYet.toString();
+          answeredInARow = 0;
+        }
+        if (answeredInARow < 3) {
+          Thread.sleep(250);
+        }
       }
     }
   }
@@ -355,20 +395,48 @@ public final class DemoChain implements AutoCloseable {
     }
   }
 
-  /** Whether the registry lists it healthy; false while the registry does not answer in time. */
+  /**
+   * Whether the registry lists it healthy (a Dubbo provider at both of Dubbo's levels too); false
+   * while the registry does not answer in time.
+   */
   private boolean isRegistered(ChainInstance instance) throws InterruptedException {
     try {
-      return server.instances(instance.app()).stream()
-          .anyMatch(r -> r.port() == instance.port() && r.healthy());
+      if (!listsHealthy(instance.app(), "DEFAULT_GROUP", instance.port())) {
+        return false;
+      }
+      return instance.dubboPort() == 0
+          || (listsHealthy(instance.app(), DUBBO_GROUP, instance.dubboPort())
+              && listsHealthy(
+                  "providers:" + DUBBO_SERVICES.get(instance.app()) + "::",
+                  DUBBO_GROUP,
+                  instance.dubboPort()));
     } catch (IOException busy) {
       return false;
     }
   }
 
-  /** Whether the registry lists it; true while the registry does not answer in time. */
+  private boolean listsHealthy(String service, String group, int port)
+      throws IOException, InterruptedException {
+    return server.instances(service, group).stream().anyMatch(r -> r.port() == port && r.healthy());
+  }
+
+  /**
+   * Whether the registry lists it (a Dubbo provider at either of Dubbo's levels too); true while
+   * the registry does not answer in time.
+   */
   private boolean isListed(ChainInstance instance) throws InterruptedException {
     try {
-      return server.instances(instance.app()).stream().anyMatch(r -> r.port() == instance.port());
+      if (server.instances(instance.app(), "DEFAULT_GROUP").stream()
+          .anyMatch(r -> r.port() == instance.port())) {
+        return true;
+      }
+      return instance.dubboPort() != 0
+          && (server.instances(instance.app(), DUBBO_GROUP).stream()
+                  .anyMatch(r -> r.port() == instance.dubboPort())
+              || server
+                  .instances("providers:" + DUBBO_SERVICES.get(instance.app()) + "::", DUBBO_GROUP)
+                  .stream()
+                  .anyMatch(r -> r.port() == instance.dubboPort()));
     } catch (IOException busy) {
       return true;
     }

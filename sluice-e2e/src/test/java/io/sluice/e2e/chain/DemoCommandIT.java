@@ -1,6 +1,7 @@
 package io.sluice.e2e.chain;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.sluice.server.testing.FreePorts;
 import io.sluice.server.testing.ProcessOutput;
@@ -11,6 +12,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -68,6 +70,26 @@ class DemoCommandIT {
                   .build(),
               HttpResponse.BodyHandlers.ofString());
       assertThat(gray.body()).isEqualTo("gateway > a[base] > b[gray] > c[gray]");
+      // The same lanes over Dubbo (a -> b -> c), and over Dubbo then HTTP (a -> b, b -> c).
+      assertThat(output)
+          .anyMatch(
+              line -> line.contains("curl -H 'x-sluice-lane: gray' " + gateway + "/a/dubboTest"))
+          .anyMatch(line -> line.contains("curl " + gateway + "/a/mixedTest"));
+      for (String dubboPath : List.of("/a/dubboTest", "/a/mixedTest")) {
+        assertThat(get(gateway + dubboPath).body()).as(dubboPath).matches(DemoChain.PATH);
+        HttpRequest grayOverDubbo =
+            HttpRequest.newBuilder(URI.create(gateway + dubboPath))
+                .header("x-sluice-lane", "gray")
+                .build();
+        // The gray providers are registered; a's Dubbo consumer has them once the push arrives.
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .until(
+                () ->
+                    http.send(grayOverDubbo, HttpResponse.BodyHandlers.ofString())
+                        .body()
+                        .equals("gateway > a[base] > b[gray] > c[gray]"));
+      }
       String api = "http://127.0.0.1:" + serverPort + "/nacos/v1/cs/configs";
       assertThat(get(api + "?group=SLUICE&dataId=lanes").body()).contains("\"percentage\":50");
       for (String app : DemoChain.APPS) {
@@ -75,6 +97,8 @@ class DemoCommandIT {
             .as(app)
             .contains("\"count\":10000");
       }
+      assertThat(get(api + "?group=SENTINEL_GROUP&dataId=b-flow-rules").body())
+          .contains("io.sluice.examples.api.BService:dubboTest()");
 
       List<ProcessHandle> jvms = demo.descendants().toList();
       assertThat(jvms.stream().filter(p -> p.info().command().orElse("").endsWith("java")))
@@ -96,13 +120,15 @@ class DemoCommandIT {
   }
 
   /**
-   * A port P with P+1..P+3, P+12 and P+13 free too: the demo's instances. Below Linux's ephemeral
-   * range (32768 and up), so that a burst of client connections elsewhere cannot take them.
+   * A port P with P+1..P+3, P+12 and P+13 free too, and P+22, P+23, P+32 and P+33 for Dubbo: the
+   * demo's instances. Below Linux's ephemeral range (32768 and up), so that a burst of client
+   * connections elsewhere cannot take them.
    */
   private static int gatewayPortWithFreeNeighbours() {
     for (int attempt = 0; attempt < 200; attempt++) {
       int port = ThreadLocalRandom.current().nextInt(22_000, 32_000);
-      if (List.of(0, 1, 2, 3, 12, 13).stream().allMatch(offset -> isFree(port + offset))) {
+      if (List.of(0, 1, 2, 3, 12, 13, 22, 23, 32, 33).stream()
+          .allMatch(offset -> isFree(port + offset))) {
         return port;
       }
     }

@@ -24,6 +24,11 @@ public final class DubboInstrumentation implements SluiceInstrumentation {
   }
 
   @Override
+  public String supportedVersions() {
+    return "Apache Dubbo 3.2 and 3.3";
+  }
+
+  @Override
   public List<String> typeNames() {
     return List.of(
         "org.apache.dubbo.rpc.proxy.AbstractProxyInvoker",

@@ -3,7 +3,9 @@ package io.sluice.e2e.dubbo;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.locks.LockSupport;
+import org.apache.dubbo.common.constants.CommonConstants;
 import org.apache.dubbo.config.annotation.DubboReference;
+import org.apache.dubbo.rpc.RpcContext;
 import org.apache.dubbo.rpc.RpcException;
 import org.springframework.context.annotation.Profile;
 import org.springframework.http.ResponseEntity;
@@ -44,12 +46,22 @@ public class HelloConsumer {
     }
   }
 
+  /**
+   * Which provider serves a call; with {@code dubboTag}, the call asks Dubbo's tag router for the
+   * providers of that tag ({@code dubbo.tag}, as an application that uses Dubbo's tags does).
+   */
   @GetMapping("/whoami")
-  public ResponseEntity<String> whoami() {
+  public ResponseEntity<String> whoami(@RequestParam(required = false) String dubboTag) {
     try {
+      if (dubboTag != null) {
+        RpcContext.getClientAttachment().setAttachment(CommonConstants.TAG_KEY, dubboTag);
+      }
       return ResponseEntity.ok(hello.whoami());
     } catch (RpcException e) {
       return ResponseEntity.status(503).body(e.getMessage());
+    } finally {
+      // Not left on the request thread for its next call.
+      RpcContext.getClientAttachment().removeAttachment(CommonConstants.TAG_KEY);
     }
   }
 
