@@ -34,6 +34,7 @@ public final class Connection {
   private final MessageCodec codec;
   private final ServerClock clock;
   private final int maxPendingPushes;
+  private final PushCounts pushCounts;
   private final long connectedAtMillis;
   private final Object sendLock = new Object();
   private final Map<String, PendingPush> pending = new ConcurrentHashMap<>();
@@ -51,7 +52,8 @@ public final class Connection {
       ServerCall<Payload, Payload> stream,
       MessageCodec codec,
       ServerClock clock,
-      int maxPendingPushes) {
+      int maxPendingPushes,
+      PushCounts pushCounts) {
     this.id = id;
     this.remoteIp = remoteIp;
     this.remotePort = remotePort;
@@ -60,6 +62,7 @@ public final class Connection {
     this.codec = codec;
     this.clock = clock;
     this.maxPendingPushes = maxPendingPushes;
+    this.pushCounts = pushCounts;
     this.connectedAtMillis = clock.currentTimeMillis();
     this.lastActiveNanos = clock.nanoTime();
   }
@@ -140,6 +143,7 @@ public final class Connection {
       }
       return false;
     }
+    pushCounts.sent.increment();
     return true;
   }
 
@@ -173,6 +177,7 @@ public final class Connection {
       }
       return false;
     }
+    pushCounts.sent.increment();
     return true;
   }
 
@@ -212,8 +217,10 @@ public final class Connection {
       return; // answered after it expired: already reported as failed
     }
     if (response.resultCode == NacosResponse.SUCCESS) {
+      pushCounts.acknowledged.increment();
       push.callback.onAcknowledged(response);
     } else {
+      pushCounts.failed.increment();
       push.callback.onFailed("client answered " + response.errorCode + ": " + response.message);
     }
   }
@@ -225,6 +232,7 @@ public final class Connection {
       Map.Entry<String, PendingPush> entry = it.next();
       if (nowNanos - entry.getValue().deadlineNanos >= 0
           && pending.remove(entry.getKey()) != null) {
+        pushCounts.failed.increment();
         entry.getValue().callback.onFailed("no answer in time");
       }
     }
@@ -258,6 +266,7 @@ public final class Connection {
     for (String requestId : pending.keySet()) {
       PendingPush push = pending.remove(requestId);
       if (push != null) {
+        pushCounts.failed.increment();
         push.callback.onFailed("connection closed: " + reason);
       }
     }
