@@ -84,7 +84,10 @@ public final class AgentInstaller {
         new Agent(
             config,
             log,
-            FlowRegistry.builder().breakerListener(new BreakerLog(log, System::nanoTime)).build());
+            FlowRegistry.builder()
+                .breakerListener(new BreakerLog(log, System::nanoTime))
+                .statisticsForAllResources(config.trafficAllResources())
+                .build());
     FlowGovernor governor = agent.governor();
     SluiceHooks.install(governor);
 
