@@ -111,6 +111,13 @@ class ConsoleBrowserIT {
     assertThat(heard.await(10, TimeUnit.SECONDS)).isTrue();
     assertThat(client.getConfig("browser.json", "CONSOLE", 5_000))
         .isEqualTo("{\"greeting\": \"bonjour\"}");
+
+    browser.element(test("delete")).click();
+    browser.until(d -> d.switchTo().alert()).accept();
+    browser.element(test("config-search"));
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> client.getConfig("browser.json", "CONSOLE", 5_000) == null);
   }
 
   @Test

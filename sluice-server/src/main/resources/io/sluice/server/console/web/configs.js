@@ -97,7 +97,16 @@ export async function edit(el, params, state) {
     h('div', { class: 'bar' }, h('label', {}, 'Beta to IPs ', betaIps),
       h('span', { class: 'muted' }, 'only these clients get it until the beta is stopped or the config is published without IPs')),
     h('div', { class: 'bar' }, save,
-      !creating ? h('a', { href: link('history', { dataId: params.dataId, group: params.group }) }, 'history') : null),
+      !creating ? h('a', { href: link('history', { dataId: params.dataId, group: params.group }) }, 'history') : null,
+      !creating && detail ? h('button', { type: 'button', class: 'danger', 'data-test': 'delete', onclick: async () => {
+        if (!confirm(`Delete ${params.dataId} (${params.group})? Clients reading it get nothing; its history stays.`)) return;
+        try {
+          await api.call('DELETE', CONFIGS, { dataId: params.dataId, group: params.group, tenant: state.namespace });
+          go('configs', { dataId: params.dataId, group: params.group });
+        } catch (err) {
+          message(status, 'Not deleted: ' + err.message);
+        }
+      } }, 'Delete') : null),
     status);
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
