@@ -37,6 +37,7 @@ public final class AgentConfig {
   public static final String WEAVE_CACHE = "weave.cache";
   public static final String TRAFFIC_REPORT = "traffic.report";
   public static final String TRAFFIC_ALL_RESOURCES = "traffic.all-resources";
+  public static final String METRICS_PORT = "metrics.port";
 
   public static final int DEFAULT_FLOW_BLOCK_STATUS = 429;
   public static final int DEFAULT_DEGRADE_BLOCK_STATUS = 503;
@@ -61,7 +62,8 @@ public final class AgentConfig {
           LISTEN_HOLD_MS,
           WEAVE_CACHE,
           TRAFFIC_REPORT,
-          TRAFFIC_ALL_RESOURCES);
+          TRAFFIC_ALL_RESOURCES,
+          METRICS_PORT);
 
   private static final java.util.regex.Pattern LANE_TAG =
       java.util.regex.Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
@@ -215,6 +217,11 @@ public final class AgentConfig {
    */
   public boolean trafficAllResources() {
     return "true".equalsIgnoreCase(values.get(TRAFFIC_ALL_RESOURCES));
+  }
+
+  /** The loopback port of the opt-in Prometheus endpoint; 0 (the default) keeps it off. */
+  public int metricsPort() {
+    return intValue(METRICS_PORT, 0, 0, 65_535);
   }
 
   public boolean enabled() {
