@@ -20,8 +20,10 @@ import java.util.function.Supplier;
  * <p>Invariants: nothing here runs on an application thread; the application's calls pay only for
  * the statistics sluice-flow keeps anyway. At most {@value #MAX_PENDING_SECONDS} seconds wait for a
  * server that does not answer, the oldest dropped first (and counted in the next report), and a
- * second holds at most {@value #MAX_RESOURCES_PER_SECOND} resources, the busiest: an unreachable
- * server costs the application a bounded buffer and one failed attempt a second, nothing else.
+ * second holds at most {@value #MAX_RESOURCES_PER_SECOND} resources, the busiest, and the names of
+ * the resources seen go only when they changed or every {@value #SEEN_EVERY_SECONDS} s: an
+ * unreachable server costs the application a bounded buffer and one failed attempt a second,
+ * nothing else.
  *
  * <p>Concurrency: used by one thread only.
  */
@@ -29,6 +31,9 @@ public final class TrafficReporter {
   public static final int MAX_PENDING_SECONDS = 10;
   public static final int MAX_RESOURCES_PER_SECOND = 1_000;
   public static final int MAX_SEEN = 2_000;
+
+  /** The names seen are sent when they change, and at least this often (a restarted server). */
+  static final int SEEN_EVERY_SECONDS = 30;
 
   private final String app;
   private final String instance;
@@ -42,6 +47,8 @@ public final class TrafficReporter {
   private long lastSecondEnd = -1;
   private long dropped;
   private boolean failing;
+  private int seenSent = -1; // how many names the last report the server took listed
+  private int reportsSinceSeen;
 
   /**
    * @param instance this process's id within the application
@@ -145,11 +152,19 @@ public final class TrafficReporter {
     if (pending.isEmpty()) {
       return;
     }
-    String report = report();
+    Map<String, String> names = seen.get();
+    boolean withSeen = names.size() != seenSent || reportsSinceSeen >= SEEN_EVERY_SECONDS - 1;
+    String report = report(withSeen ? names : null);
     String failure = sender.send(report);
     if (failure == null) {
       pending.clear();
       dropped = 0;
+      if (withSeen) {
+        seenSent = names.size();
+        reportsSinceSeen = 0;
+      } else {
+        reportsSinceSeen++;
+      }
       if (failing) {
         failing = false;
         log.info("traffic reports reach the server again");
@@ -167,7 +182,8 @@ public final class TrafficReporter {
     }
   }
 
-  private String report() {
+  /** The report of every pending second; with the names seen unless {@code names} is null. */
+  private String report(Map<String, String> names) {
     StringBuilder json = new StringBuilder(1024);
     json.append("{\"app\":");
     Json.string(json, app);
@@ -179,9 +195,26 @@ public final class TrafficReporter {
     }
     json.append(",\"sentAt\":").append(wallClock.getAsLong());
     json.append(",\"dropped\":").append(dropped);
+    if (names != null) {
+      appendSeen(json, names);
+    }
+    json.append(",\"seconds\":[");
+    boolean first = true;
+    for (String second : pending) {
+      if (!first) {
+        json.append(',');
+      }
+      first = false;
+      json.append(second);
+    }
+    json.append("]}");
+    return json.toString();
+  }
+
+  private static void appendSeen(StringBuilder json, Map<String, String> names) {
     json.append(",\"seen\":[");
     int n = 0;
-    for (Map.Entry<String, String> e : seen.get().entrySet()) {
+    for (Map.Entry<String, String> e : names.entrySet()) {
       if (n++ >= MAX_SEEN) {
         break;
       }
@@ -194,16 +227,6 @@ public final class TrafficReporter {
       Json.string(json, e.getValue());
       json.append('}');
     }
-    json.append("],\"seconds\":[");
-    boolean first = true;
-    for (String second : pending) {
-      if (!first) {
-        json.append(',');
-      }
-      first = false;
-      json.append(second);
-    }
-    json.append("]}");
-    return json.toString();
+    json.append(']');
   }
 }

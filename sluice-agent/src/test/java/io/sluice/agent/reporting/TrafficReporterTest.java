@@ -109,6 +109,13 @@ class TrafficReporterTest {
 
     reporter.tick(); // no new second: nothing new to send
     assertThat(reports).hasSize(1);
+
+    callsInThisSecond(orders, 1);
+    secondPasses();
+    reporter.tick();
+    assertThat(reports).hasSize(2);
+    // The names seen did not change: the server has them already.
+    assertThat(reports.get(1)).doesNotContain("\"seen\"").contains("{\"name\":\"GET /orders\"");
   }
 
   @Test
@@ -160,5 +167,14 @@ class TrafficReporterTest {
           .isLessThan(TrafficSender.TIMEOUT.toNanos() + 1_000_000_000L);
     }
     assertThat(reporter.pendingSeconds()).isEqualTo(3);
+  }
+
+  @Test
+  void encodesOnlyWhatTheFormFormatNeedsAndDecodesBackToTheSameJson() {
+    String json = "{\"name\":\"GET /a?b=1&c=2+3 100% é 😀\",\"x\":[1,2]}";
+    String encoded = TrafficSender.formValue(json);
+    assertThat(encoded)
+        .startsWith("{\"name\":\"GET+/a?b%3D1%26c%3D2%2B3+100%25+%C3%A9+%F0%9F%98%80");
+    assertThat(URLDecoder.decode(encoded, StandardCharsets.UTF_8)).isEqualTo(json);
   }
 }

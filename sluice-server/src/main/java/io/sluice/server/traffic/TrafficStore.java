@@ -18,10 +18,10 @@ import java.util.concurrent.atomic.LongAdder;
  * <p>Invariants (bounded memory, whatever agents send): at most {@value #MAX_APPS} applications,
  * {@value #MAX_INSTANCES_PER_APP} instances each, {@value #MAX_SERIES} resource series in all and
  * {@value #MAX_SEEN_PER_INSTANCE} seen names per instance; a series is a fixed ring of {@value
- * #RETAINED_SECONDS} seconds (about 2 KB), so the store holds at most about 70 MB. What would pass
- * a bound is dropped and counted ({@link #refused()}), never stored. An instance that has not
- * reported for {@value #EXPIRY_SECONDS} s is forgotten by {@link #expire()}, and an application
- * with it when it has no instance left.
+ * #RETAINED_SECONDS} seconds (about 1.7 KB; names are shared by the instances of an application),
+ * so the store holds at most about 60 MB. What would pass a bound is dropped and counted ({@link
+ * #refused()}), never stored. An instance that has not reported for {@value #EXPIRY_SECONDS} s is
+ * forgotten by {@link #expire()}, and an application with it when it has no instance left.
  *
  * <p>Concurrency: reports arrive on any thread; each series is written and read under its own lock
  * (one report a second writes it; the console reads it); the maps are concurrent.
@@ -80,7 +80,8 @@ public final class TrafficStore {
     instance.droppedByAgent += report.dropped();
     for (TrafficReport.SeenResource seen : report.seen()) {
       if (instance.seen.size() < MAX_SEEN_PER_INSTANCE || instance.seen.containsKey(seen.name())) {
-        instance.seen.put(seen.name(), seen.kind());
+        instance.seen.put(
+            app.shared(seen.name()), app.shared(seen.kind() == null ? "" : seen.kind()));
       } else {
         refused.increment();
       }
@@ -89,23 +90,23 @@ public final class TrafficStore {
     long skew = now - report.sentAtMillis();
     for (TrafficReport.Second second : report.seconds()) {
       long secondOnServer = Math.floorDiv(second.startMillis() + skew, 1000);
-      for (ResourceSecond r : second.resources()) {
-        Series s = instance.series.get(r.name());
-        if (s == null) {
-          if (series.incrementAndGet() > MAX_SERIES) {
-            series.decrementAndGet();
-            refused.increment();
-            continue;
-          }
-          Series made = new Series();
-          s = instance.series.putIfAbsent(r.name(), made);
-          if (s == null) {
-            s = made;
-          } else {
-            series.decrementAndGet();
-          }
+      synchronized (instance) {
+        if (!instance.startSecond(secondOnServer)) {
+          continue; // older than what the ring holds already
         }
-        s.put(secondOnServer, r);
+        for (ResourceSecond r : second.resources()) {
+          Series s = instance.series.get(r.name());
+          if (s == null) {
+            if (series.incrementAndGet() > MAX_SERIES) {
+              series.decrementAndGet();
+              refused.increment();
+              continue;
+            }
+            s = new Series();
+            instance.series.put(app.shared(r.name()), s);
+          }
+          s.put(secondOnServer, r);
+        }
       }
     }
   }
@@ -169,7 +170,7 @@ public final class TrafficStore {
       i.series.forEach(
           (name, s) -> {
             kinds.putIfAbsent(name, "");
-            int[] slot = s.get(second);
+            int[] slot = i.get(s, second);
             if (slot != null) {
               merge(latest.computeIfAbsent(name, n -> new int[FIELDS + 1]), slot);
             }
@@ -207,7 +208,7 @@ public final class TrafficStore {
         continue;
       }
       for (long t = first; t <= last; t++) {
-        int[] slot = s.get(t);
+        int[] slot = i.get(s, t);
         if (slot != null) {
           int k = (int) (t - first);
           if (sums[k] == null) {
@@ -307,43 +308,100 @@ public final class TrafficStore {
   public record ResourceView(String name, String kind, Point lastSecond) {}
 
   private static final class App {
+    /** Distinct names kept shared per application; past it, names are simply not shared. */
+    static final int MAX_SHARED_NAMES = 20_000;
+
     final String name;
     final Map<String, Instance> instances = new ConcurrentHashMap<>();
+    private final Map<String, String> names = new ConcurrentHashMap<>();
 
     App(String name) {
       this.name = name;
     }
+
+    /**
+     * One String for a name every instance of the application reports (its routes), so 100
+     * instances of it hold one copy of each, not 100.
+     */
+    String shared(String s) {
+      String kept = names.get(s);
+      if (kept != null) {
+        return kept;
+      }
+      if (names.size() >= MAX_SHARED_NAMES) {
+        return s;
+      }
+      kept = names.putIfAbsent(s, s);
+      return kept == null ? s : kept;
+    }
   }
 
+  /**
+   * One instance's series, and which second each slot of their rings holds: the same for all of
+   * them, since one report carries one second of every resource. Guarded by the instance's lock.
+   */
   private static final class Instance {
     final String id;
     final Map<String, String> seen = new ConcurrentHashMap<>();
     final Map<String, Series> series = new ConcurrentHashMap<>();
+    private final long[] secondOf = new long[RETAINED_SECONDS];
     volatile String lane;
     volatile long lastReportMillis;
     volatile long droppedByAgent;
 
     Instance(String id) {
       this.id = id;
-    }
-  }
-
-  /** A ring of the last seconds of one resource of one instance. */
-  private static final class Series {
-    private final long[] secondOf = new long[RETAINED_SECONDS];
-    private final int[] values = new int[RETAINED_SECONDS * FIELDS];
-
-    Series() {
       java.util.Arrays.fill(secondOf, Long.MIN_VALUE);
     }
 
-    synchronized void put(long second, ResourceSecond r) {
-      int slot = (int) Math.floorMod(second, (long) RETAINED_SECONDS);
+    /**
+     * Makes {@code second}'s slot current, clearing what every series held there a minute ago;
+     * false when the slot holds a later second already. Called under the lock.
+     */
+    boolean startSecond(long second) {
+      int slot = slot(second);
       if (secondOf[slot] > second) {
-        return; // older than what the slot holds already
+        return false;
       }
-      secondOf[slot] = second;
-      int o = slot * FIELDS;
+      if (secondOf[slot] < second) {
+        secondOf[slot] = second;
+        for (Series s : series.values()) {
+          s.clear(slot);
+        }
+      }
+      return true;
+    }
+
+    /** The series' fields in {@code second} (a copy), or null when not reported. */
+    synchronized int[] get(Series s, long second) {
+      int slot = slot(second);
+      return secondOf[slot] == second ? s.get(slot) : null;
+    }
+
+    private static int slot(long second) {
+      return (int) Math.floorMod(second, (long) RETAINED_SECONDS);
+    }
+  }
+
+  /**
+   * A ring of the last seconds of one resource of one instance: {@value #FIELDS} ints per second,
+   * about 1.7 KB; which second a slot holds is its instance's. Guarded by the instance's lock.
+   */
+  private static final class Series {
+    private final int[] values = new int[RETAINED_SECONDS * FIELDS];
+
+    Series() {
+      for (int slot = 0; slot < RETAINED_SECONDS; slot++) {
+        clear(slot);
+      }
+    }
+
+    void clear(int slot) {
+      values[slot * FIELDS + PASS] = -1; // not reported in that second
+    }
+
+    void put(long second, ResourceSecond r) {
+      int o = (int) Math.floorMod(second, (long) RETAINED_SECONDS) * FIELDS;
       values[o + PASS] = r.pass();
       values[o + BLOCK] = r.block();
       values[o + FAILED] = r.failed();
@@ -353,14 +411,13 @@ public final class TrafficStore {
       values[o + CONCURRENCY] = r.concurrency();
     }
 
-    /** The second's fields (a copy), or null when the ring does not hold it. */
-    synchronized int[] get(long second) {
-      int slot = (int) Math.floorMod(second, (long) RETAINED_SECONDS);
-      if (secondOf[slot] != second) {
+    int[] get(int slot) {
+      int o = slot * FIELDS;
+      if (values[o + PASS] < 0) {
         return null;
       }
       int[] out = new int[FIELDS];
-      System.arraycopy(values, slot * FIELDS, out, 0, FIELDS);
+      System.arraycopy(values, o, out, 0, FIELDS);
       return out;
     }
   }

@@ -118,4 +118,20 @@ class TrafficStoreTest {
     assertThat(store.seriesCount()).isEqualTo(1);
     assertThat(store.resources("orders")).isEmpty();
   }
+
+  @Test
+  void aResourceMissingFromALaterReportDoesNotShowItsValueOfAMinuteBefore() {
+    store.accept(report("orders", "1@a", null, second("GET /a", 5, 0, 1, 1)));
+    clock.advance(Duration.ofSeconds(TrafficStore.RETAINED_SECONDS)); // the same slot of the ring
+    store.accept(report("orders", "1@a", null, second("GET /b", 7, 0, 1, 1)));
+
+    assertThat(store.series("orders", "GET /a", null)).isEmpty();
+    assertThat(store.resources("orders"))
+        .filteredOn(r -> r.name().equals("GET /a"))
+        .singleElement()
+        .satisfies(r -> assertThat(r.lastSecond()).isNull());
+    assertThat(store.series("orders", "GET /b", null))
+        .singleElement()
+        .satisfies(p -> assertThat(p.pass()).isEqualTo(7));
+  }
 }
