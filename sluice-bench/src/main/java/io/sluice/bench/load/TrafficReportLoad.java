@@ -16,9 +16,10 @@ import java.util.regex.Pattern;
 /**
  * What agents' traffic reports cost a running sluice-server: {@code agents} simulated agents (ten
  * applications) each post one report of {@code resources} resources a second, spread evenly over
- * the second, as the agent's reporter does (the names seen every 30 s, HTTP/1.1); after a warm-up, prints the server's CPU per second
- * (from /proc), the heap the traffic store holds (used heap after a full GC, before and after,
- * read from the server's own Prometheus endpoint), RSS and the series held.
+ * the second, as the agent's reporter does (the names seen every 30 s, HTTP/1.1); after a warm-up,
+ * prints the server's CPU per second (from /proc), the heap the traffic store holds (used heap
+ * after a full GC, before and after, read from the server's own Prometheus endpoint), RSS and the
+ * series held.
  *
  * <pre>
  * taskset -c 0 bin/sluice server --port 28848 --data-dir /tmp/tr &amp;  PID=$!
@@ -134,7 +135,9 @@ public final class TrafficReportLoad {
       }
       json.append(']');
     }
-    json.append(",\"seconds\":[{\"t\":").append(now / 1000 * 1000 - 1000).append(",\"resources\":[");
+    json.append(",\"seconds\":[{\"t\":")
+        .append(now / 1000 * 1000 - 1000)
+        .append(",\"resources\":[");
     for (int r = 0; r < resources; r++) {
       json.append(r == 0 ? "" : ",")
           .append("{\"name\":\"GET /resource/")
@@ -149,8 +152,7 @@ public final class TrafficReportLoad {
     return HttpRequest.newBuilder(URI.create(base + "/nacos/v1/sluice/traffic"))
         .timeout(Duration.ofSeconds(10))
         .header("Content-Type", "application/x-www-form-urlencoded")
-        .POST(
-            HttpRequest.BodyPublishers.ofString("report=" + formValue(json.toString())))
+        .POST(HttpRequest.BodyPublishers.ofString("report=" + formValue(json.toString())))
         .build();
   }
 
