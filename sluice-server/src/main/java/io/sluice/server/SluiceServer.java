@@ -14,7 +14,10 @@ import io.sluice.server.config.ConfigService;
 import io.sluice.server.config.grpc.ConfigGrpcHandlers;
 import io.sluice.server.config.http.ConfigHttpApi;
 import io.sluice.server.connection.ConnectionRoutes;
+import io.sluice.server.console.ConsoleRoutes;
+import io.sluice.server.console.RuleRoutes;
 import io.sluice.server.feature.ReplicatedWrites;
+import io.sluice.server.metrics.ServerMetrics;
 import io.sluice.server.namespace.NamespaceFeature;
 import io.sluice.server.namespace.NamespaceService;
 import io.sluice.server.namespace.http.NamespaceRoutes;
@@ -40,6 +43,8 @@ import io.sluice.server.replication.ReplicatedState;
 import io.sluice.server.replication.ReplicationOptions;
 import io.sluice.server.replication.ReplicationPeer;
 import io.sluice.server.replication.ReplicatorFactory;
+import io.sluice.server.traffic.TrafficStore;
+import io.sluice.server.traffic.http.TrafficRoutes;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -86,6 +91,9 @@ public final class SluiceServer implements AutoCloseable {
 
   /** How long a stopping cluster node waits for its clients to move to other nodes. */
   private static final long CLIENT_MOVE_TIMEOUT_MILLIS = 3_000;
+
+  /** How often instances that stopped reporting traffic are looked for. */
+  private static final long TRAFFIC_SWEEP_SECONDS = 10;
 
   private final ServerOptions options;
   private final Deque<AutoCloseable> closeInReverse;
@@ -167,7 +175,8 @@ public final class SluiceServer implements AutoCloseable {
     DiskSpaceGuard disk =
         new DiskSpaceGuard(options.dataDir(), options.minFreeDiskBytes(), threads.scheduler);
     started.push(disk);
-    ReplicatedWrites writes = new ReplicatedWrites(replicator, disk);
+    ReplicatedWrites writes = new ReplicatedWrites(replicator, disk, clock);
+    ServerMetrics metrics = new ServerMetrics();
 
     ConfigFeature config = config(options, threads, writes, clock, started);
     NamingFeature naming = naming(options, threads, writes, clock, replicator, started);
@@ -203,9 +212,20 @@ public final class SluiceServer implements AutoCloseable {
     Readiness readiness = () -> whyNotReady(serving, replicator, disk, writes);
 
     GrpcPort grpc =
-        grpcPort(options, threads, clock, serving, config, naming, auth.service(), faults, started);
+        grpcPort(
+            options,
+            threads,
+            clock,
+            serving,
+            config,
+            naming,
+            auth.service(),
+            faults,
+            metrics,
+            started);
     ConfigHttpApi configHttp =
         new ConfigHttpApi(config.service(), threads.vertx, clock, options.maxConnections());
+    TrafficStore traffic = traffic(clock, threads);
     HttpApiServer httpApi =
         HttpApiServer.start(
             threads.vertx,
@@ -232,8 +252,24 @@ public final class SluiceServer implements AutoCloseable {
                         : new StoreMembershipChanges(options, replicator),
                     version(),
                     threads.vertx),
-                new AuthRoutes(auth.service())));
+                new AuthRoutes(auth.service()),
+                // Observability and the console (issue 14).
+                new TrafficRoutes(traffic),
+                new RuleRoutes(config.service()),
+                new ConsoleRoutes()),
+            clock,
+            metrics);
     started.push(httpApi);
+    ServerGauges.register(
+        metrics,
+        config.service(),
+        naming.service(),
+        grpc.connections(),
+        httpApi,
+        configHttp,
+        writes,
+        traffic,
+        serving);
     log.debug("started with {}", options);
     return new SluiceServer(
         options,
@@ -342,6 +378,14 @@ public final class SluiceServer implements AutoCloseable {
     return failed == null ? null : "the store could not commit its last write: " + failed;
   }
 
+  /** The agents' traffic, kept for the console; instances silent too long forgotten. */
+  private static TrafficStore traffic(ServerClock clock, ServerThreads threads) {
+    TrafficStore traffic = new TrafficStore(clock);
+    threads.scheduler.scheduleWithFixedDelay(
+        traffic::expire, TRAFFIC_SWEEP_SECONDS, TRAFFIC_SWEEP_SECONDS, TimeUnit.SECONDS);
+    return traffic;
+  }
+
   /** The config center, its history purged on the scheduler. */
   private static ConfigFeature config(
       ServerOptions options,
@@ -421,9 +465,10 @@ public final class SluiceServer implements AutoCloseable {
       NamingFeature naming,
       AuthService auth,
       ClientFaultLog faults,
+      ServerMetrics metrics,
       Deque<AutoCloseable> started) {
     MessageCodec codec = new MessageCodec();
-    RequestRouter router = new RequestRouter(codec);
+    RequestRouter router = new RequestRouter(codec, clock, metrics);
     if (auth.enabled()) {
       router.guard(new GrpcAccessRules(auth));
     }

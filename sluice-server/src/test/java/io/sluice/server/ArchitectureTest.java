@@ -18,6 +18,7 @@ class ArchitectureTest {
   private static final String ROOT = "io.sluice.server";
   private static final String LAUNCHER = "io.sluice.server.launcher..";
   private static final String CLOCK = "io.sluice.server.clock..";
+  private static final String METRICS = "io.sluice.server.metrics..";
   private static final String REPLICATION = "io.sluice.server.replication..";
   private static final String PROTOCOL = "io.sluice.server.protocol..";
   private static final String KERNEL = "io.sluice.server.feature..";
@@ -26,7 +27,8 @@ class ArchitectureTest {
     "io.sluice.server.naming",
     "io.sluice.server.naming.health",
     "io.sluice.server.namespace",
-    "io.sluice.server.auth"
+    "io.sluice.server.auth",
+    "io.sluice.server.traffic"
   };
   private static final String[] ADAPTERS = {
     "io.sluice.server.config.grpc..",
@@ -37,14 +39,16 @@ class ArchitectureTest {
     "io.sluice.server.auth.http..",
     "io.sluice.server.auth.grpc..",
     "io.sluice.server.connection..",
-    "io.sluice.server.cluster.."
+    "io.sluice.server.cluster..",
+    "io.sluice.server.traffic.http..",
+    "io.sluice.server.console.."
   };
 
   /**
    * launcher → root → adapters → features and protocols → the feature kernel (faults, the one write
-   * path) → replication; the clock is below all. Nothing reaches up, features never see a protocol,
-   * and only the features and the kernel see replication: adapters and protocols see neither stores
-   * nor replication.
+   * path) → replication; the clock and the meters are below all. Nothing reaches up, features never
+   * see a protocol, and only the features and the kernel see replication: adapters and protocols
+   * see neither stores nor replication.
    */
   @ArchTest
   static final ArchRule layers =
@@ -66,6 +70,8 @@ class ArchitectureTest {
           .definedBy(REPLICATION)
           .layer("clock")
           .definedBy(CLOCK)
+          .layer("metrics")
+          .definedBy(METRICS)
           .whereLayer("launcher")
           .mayNotBeAccessedByAnyLayer()
           .whereLayer("root")
@@ -111,6 +117,16 @@ class ArchitectureTest {
           .resideOutsideOfPackages(
               REPLICATION, "java..", "javax..", "org.apache.ratis..", "org.slf4j..");
 
+  /** Meters are leaves anyone may record into; they know nothing of what they measure. */
+  @ArchTest
+  static final ArchRule metricsStandAlone =
+      noClasses()
+          .that()
+          .resideInAPackage(METRICS)
+          .should()
+          .dependOnClassesThat()
+          .resideOutsideOfPackages(METRICS, "java..", "com.sun.management..");
+
   @ArchTest
   static final ArchRule clockStandsAlone =
       noClasses()
@@ -124,7 +140,7 @@ class ArchitectureTest {
   @ArchTest
   static final ArchRule featuresAreIndependent =
       slices()
-          .matching("io.sluice.server.(config|naming|namespace|auth)..")
+          .matching("io.sluice.server.(config|naming|namespace|auth|traffic)..")
           .should()
           .notDependOnEachOther();
 
@@ -132,7 +148,7 @@ class ArchitectureTest {
   static final ArchRule noCycles =
       slices().matching("io.sluice.server.(*)..").should().beFreeOfCycles();
 
-  /** The server shares no code with the agent or the flow core: they meet only on the wire. */
+  /** The server shares no code with the agent: they meet only on the wire. */
   @ArchTest
   static final ArchRule noOtherSluiceModule =
       noClasses()
@@ -140,5 +156,20 @@ class ArchitectureTest {
           .resideInAPackage(ROOT + "..")
           .should()
           .dependOnClassesThat()
-          .resideInAnyPackage("io.sluice.flow..", "io.sluice.agent..", "io.sluice.bench..");
+          .resideInAnyPackage("io.sluice.agent..", "io.sluice.bench..");
+
+  /**
+   * The flow core's rule parser validates rules the console saves, so a rule the agents would
+   * refuse is never stored; nothing else in the server uses the flow core.
+   */
+  @ArchTest
+  static final ArchRule flowCoreOnlyValidatesTheConsolesRules =
+      noClasses()
+          .that()
+          .resideInAPackage(ROOT + "..")
+          .and()
+          .resideOutsideOfPackage("io.sluice.server.console..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAnyPackage("io.sluice.flow..");
 }

@@ -481,6 +481,14 @@ public final class FlowGovernor extends GovernanceHooks implements RuleSink {
     }
   }
 
+  /**
+   * Every resource this application has resolved, name to the kinds of call site ("Spring MVC
+   * route", "Dubbo provider method"); a copy, for the traffic reports.
+   */
+  public Map<String, String> resourcesSeen() {
+    return effects.resourcesSeen();
+  }
+
   FlowRegistry registry() {
     return registry;
   }

@@ -45,6 +45,25 @@ final class RuleEffects {
     this.callersSeen = callersSeen;
   }
 
+  /**
+   * Every resource resolved so far, name to the call sites it was seen at ("Spring MVC route",
+   * "HTTP client call and WebClient call"), at most {@value #MAX_SEEN}; a copy.
+   */
+  Map<String, String> resourcesSeen() {
+    Map<String, String> out = new java.util.TreeMap<>();
+    seen.forEach(
+        (name, paths) -> {
+          StringBuilder kinds = new StringBuilder();
+          for (CallPath path : CallPath.values()) {
+            if ((paths & path.bit()) != 0) {
+              kinds.append(kinds.length() == 0 ? "" : " and ").append(path.description);
+            }
+          }
+          out.put(name, kinds.toString());
+        });
+    return out;
+  }
+
   /** A resource was resolved on {@code path} for the first time. */
   void resourceSeen(String name, CallPath path) {
     if (seen.size() >= MAX_SEEN && !seen.containsKey(name)) {

@@ -3,6 +3,8 @@ package io.sluice.agent.internal;
 import io.sluice.agent.governance.FlowGovernor;
 import io.sluice.agent.governance.LaneGovernance;
 import io.sluice.agent.logging.AgentLog;
+import io.sluice.agent.reporting.TrafficReporter;
+import io.sluice.agent.reporting.TrafficSender;
 import io.sluice.agent.rules.RuleType;
 import io.sluice.agent.rules.RuleWatcher;
 import io.sluice.flow.FlowRegistry;
@@ -23,6 +25,7 @@ final class Agent {
   private final AgentConfig config;
   private final AgentLog log;
   private final FlowGovernor governor;
+  private final FlowRegistry registry;
   private final Object lock = new Object();
   private String applicationName; // guarded by lock
   private RuleWatcher watcher; // guarded by lock; set once, then run by the agent thread
@@ -30,6 +33,7 @@ final class Agent {
   Agent(AgentConfig config, AgentLog log, FlowRegistry registry) {
     this.config = config;
     this.log = log;
+    this.registry = registry;
     this.governor =
         new FlowGovernor(
             registry,
@@ -108,6 +112,7 @@ final class Agent {
               log);
       watcher.applyCached();
       lock.notifyAll();
+      startTrafficReports(name, servers);
       log.info(
           "watching rules of application '"
               + name
@@ -119,6 +124,54 @@ final class Agent {
               + config.namespace()
               + "'");
     }
+  }
+
+  /**
+   * Sends each second's statistics to the server on a thread of its own, unless turned off. Called
+   * once, under the lock, when the application's name is known.
+   */
+  private void startTrafficReports(String name, List<String> servers) {
+    if (!config.trafficReport()) {
+      log.info("traffic reports to the server are off (" + AgentConfig.TRAFFIC_REPORT + "=false)");
+      return;
+    }
+    TrafficReporter reporter =
+        new TrafficReporter(
+            name,
+            ProcessHandle.current().pid() + "@" + hostName(),
+            config.lane(),
+            registry,
+            governor::resourcesSeen,
+            new TrafficSender(servers),
+            System::currentTimeMillis,
+            log);
+    java.util.concurrent.ScheduledExecutorService thread =
+        java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
+            runnable -> {
+              Thread t = new Thread(runnable, "sluice-agent-traffic");
+              t.setDaemon(true);
+              return t;
+            });
+    // Just after each second of the wall clock, when the registry's last second is complete.
+    long delay = 1_000 - System.currentTimeMillis() % 1_000 + 50;
+    thread.scheduleAtFixedRate(
+        reporter::tick, delay, 1_000, java.util.concurrent.TimeUnit.MILLISECONDS);
+    log.info(
+        "reporting each second's traffic to "
+            + servers
+            + (config.trafficAllResources()
+                ? " for every resource"
+                : " for resources with a rule ("
+                    + AgentConfig.TRAFFIC_ALL_RESOURCES
+                    + "=true: all)"));
+  }
+
+  private static String hostName() {
+    String host = System.getenv("HOSTNAME");
+    if (host == null || host.isBlank()) {
+      host = System.getenv("COMPUTERNAME");
+    }
+    return host == null || host.isBlank() ? "localhost" : host.trim();
   }
 
   /**

@@ -35,6 +35,9 @@ public final class AgentConfig {
   public static final String ENABLED_INSTRUMENTATIONS = "instrumentation.enabled";
   public static final String LISTEN_HOLD_MS = "listen.hold.ms";
   public static final String WEAVE_CACHE = "weave.cache";
+  public static final String TRAFFIC_REPORT = "traffic.report";
+  public static final String TRAFFIC_ALL_RESOURCES = "traffic.all-resources";
+  public static final String METRICS_PORT = "metrics.port";
 
   public static final int DEFAULT_FLOW_BLOCK_STATUS = 429;
   public static final int DEFAULT_DEGRADE_BLOCK_STATUS = 503;
@@ -57,7 +60,10 @@ public final class AgentConfig {
           DISABLED_INSTRUMENTATIONS,
           ENABLED_INSTRUMENTATIONS,
           LISTEN_HOLD_MS,
-          WEAVE_CACHE);
+          WEAVE_CACHE,
+          TRAFFIC_REPORT,
+          TRAFFIC_ALL_RESOURCES,
+          METRICS_PORT);
 
   private static final java.util.regex.Pattern LANE_TAG =
       java.util.regex.Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
@@ -198,6 +204,24 @@ public final class AgentConfig {
   /** Whether woven classes are kept under the cache directory for the next start. */
   public boolean weaveCache() {
     return !"false".equalsIgnoreCase(values.get(WEAVE_CACHE));
+  }
+
+  /** Whether each second's statistics are sent to the server for its console (on by default). */
+  public boolean trafficReport() {
+    return !"false".equalsIgnoreCase(values.get(TRAFFIC_REPORT));
+  }
+
+  /**
+   * Whether every resource keeps statistics, rather than only those with a rule (off by default: a
+   * resource without rules then costs one field read per call, as before).
+   */
+  public boolean trafficAllResources() {
+    return "true".equalsIgnoreCase(values.get(TRAFFIC_ALL_RESOURCES));
+  }
+
+  /** The loopback port of the opt-in Prometheus endpoint; 0 (the default) keeps it off. */
+  public int metricsPort() {
+    return intValue(METRICS_PORT, 0, 0, 65_535);
   }
 
   public boolean enabled() {

@@ -23,6 +23,7 @@ import io.sluice.agent.instrumentation.springweb6.ClientHttpRequestInstrumentati
 import io.sluice.agent.instrumentation.springwebflux6.ServerEntryInstrumentation;
 import io.sluice.agent.instrumentation.springwebmvc6.HandlerAdapterInstrumentation;
 import io.sluice.agent.logging.AgentLog;
+import io.sluice.agent.reporting.MetricsEndpoint;
 import io.sluice.flow.FlowRegistry;
 import java.lang.instrument.Instrumentation;
 import java.util.ArrayList;
@@ -80,11 +81,13 @@ public final class AgentInstaller {
         AgentLog.toFile(
             config.logDirectory().resolve("sluice-agent-" + ProcessHandle.current().pid() + ".log"),
             AgentLog.Level.parse(config.logLevel()));
-    Agent agent =
-        new Agent(
-            config,
-            log,
-            FlowRegistry.builder().breakerListener(new BreakerLog(log, System::nanoTime)).build());
+    FlowRegistry registry =
+        FlowRegistry.builder()
+            .breakerListener(new BreakerLog(log, System::nanoTime))
+            .statisticsForAllResources(config.trafficAllResources())
+            .build();
+    Agent agent = new Agent(config, log, registry);
+    startMetricsEndpoint(config, registry, log);
     FlowGovernor governor = agent.governor();
     SluiceHooks.install(governor);
 
@@ -147,6 +150,28 @@ public final class AgentInstaller {
             + log.where();
     System.err.println(line);
     log.info(line + " (pid " + ProcessHandle.current().pid() + ")");
+  }
+
+  /** The opt-in Prometheus endpoint; a port that cannot be bound is logged, never fatal. */
+  private static void startMetricsEndpoint(
+      AgentConfig config, FlowRegistry registry, AgentLog log) {
+    int port = config.metricsPort();
+    if (port == 0) {
+      return;
+    }
+    try {
+      MetricsEndpoint endpoint = MetricsEndpoint.start(port, registry);
+      log.info(
+          "per-resource metrics for Prometheus at http://127.0.0.1:"
+              + endpoint.port()
+              + MetricsEndpoint.PATH
+              + " (from "
+              + config.sourceOf(AgentConfig.METRICS_PORT)
+              + ")");
+    } catch (java.io.IOException | RuntimeException | LinkageError e) {
+      log.warn(
+          "no metrics endpoint on 127.0.0.1:" + port + " (" + e + "); the application runs on");
+    }
   }
 
   private static List<String> names(List<SluiceInstrumentation> instrumentations) {

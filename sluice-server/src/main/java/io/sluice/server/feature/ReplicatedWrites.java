@@ -1,5 +1,7 @@
 package io.sluice.server.feature;
 
+import io.sluice.server.clock.ServerClock;
+import io.sluice.server.metrics.Histogram;
 import io.sluice.server.replication.CommandTooLargeException;
 import io.sluice.server.replication.ReplicationException;
 import io.sluice.server.replication.Replicator;
@@ -26,21 +28,31 @@ import java.util.concurrent.CompletableFuture;
 public final class ReplicatedWrites {
   private final Replicator replicator;
   private final WriteGate gate;
+  private final ServerClock clock;
+
+  /** From submission until committed and applied here (or failed), for the server's metrics. */
+  private final Histogram commits = new Histogram();
 
   /** Why the last write failed in the store itself (not a refusal), or null once one succeeds. */
   private volatile String lastStoreFailure;
 
   public ReplicatedWrites(Replicator replicator) {
-    this(replicator, WriteGate.OPEN);
+    this(replicator, WriteGate.OPEN, ServerClock.SYSTEM);
   }
 
   /**
    * @param gate asked before every write; a refusal fails the write {@link Fault#UNAVAILABLE} with
    *     its reason, and nothing is written
    */
-  public ReplicatedWrites(Replicator replicator, WriteGate gate) {
+  public ReplicatedWrites(Replicator replicator, WriteGate gate, ServerClock clock) {
     this.replicator = replicator;
     this.gate = gate;
+    this.clock = clock;
+  }
+
+  /** How long writes took from submission until committed and applied on this node, or failed. */
+  public Histogram commitDurations() {
+    return commits;
   }
 
   /**
@@ -63,10 +75,12 @@ public final class ReplicatedWrites {
     if (closed != null) {
       return CompletableFuture.failedFuture(failures.create(Fault.UNAVAILABLE, closed, null));
     }
+    long start = clock.nanoTime();
     return replicator
         .submit(state, command)
         .handle(
             (outcome, failure) -> {
+              commits.record(clock.nanoTime() - start);
               if (failure != null) {
                 Fault fault = faultOf(failure);
                 if (isStoreFailure(failure)) {

@@ -7,6 +7,7 @@ import io.sluice.server.protocol.http.HttpRoutes;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.ext.web.Router;
+import java.util.List;
 
 /**
  * The config center's HTTP Open API, as Nacos 2.3 serves it under {@code /nacos}: configs (v1 and
@@ -49,6 +50,11 @@ public final class ConfigHttpApi implements HttpRoutes {
   @Override
   public boolean takeDirectly(HttpServerRequest request, HttpAccess access) {
     return listener.takeDirectly(request, access);
+  }
+
+  @Override
+  public List<String> directOperations() {
+    return List.of("POST " + ListenerRoutes.PATH);
   }
 
   /** How many long-polls are held now. */

@@ -37,6 +37,7 @@ public final class Connection {
   private final MessageCodec codec;
   private final ServerClock clock;
   private final int maxPendingPushes;
+  private final PushCounts pushCounts;
   private final long connectedAtMillis;
   private final Object sendLock = new Object();
   private final Map<String, PendingPush> pending = new ConcurrentHashMap<>();
@@ -54,7 +55,8 @@ public final class Connection {
       ServerCall<Payload, Payload> stream,
       MessageCodec codec,
       ServerClock clock,
-      int maxPendingPushes) {
+      int maxPendingPushes,
+      PushCounts pushCounts) {
     this.id = id;
     this.remoteIp = remoteIp;
     this.remotePort = remotePort;
@@ -63,6 +65,7 @@ public final class Connection {
     this.codec = codec;
     this.clock = clock;
     this.maxPendingPushes = maxPendingPushes;
+    this.pushCounts = pushCounts;
     this.connectedAtMillis = clock.currentTimeMillis();
     this.lastActiveNanos = clock.nanoTime();
   }
@@ -143,6 +146,7 @@ public final class Connection {
       }
       return false;
     }
+    pushCounts.sent.increment();
     return true;
   }
 
@@ -176,6 +180,7 @@ public final class Connection {
       }
       return false;
     }
+    pushCounts.sent.increment();
     return true;
   }
 
@@ -215,8 +220,10 @@ public final class Connection {
       return; // answered after it expired: already reported as failed
     }
     if (response.resultCode == NacosResponse.SUCCESS) {
+      pushCounts.acknowledged.increment();
       push.callback.onAcknowledged(response);
     } else {
+      pushCounts.failed.increment();
       push.callback.onFailed("client answered " + response.errorCode + ": " + response.message);
     }
   }
@@ -228,6 +235,7 @@ public final class Connection {
       Map.Entry<String, PendingPush> entry = it.next();
       if (nowNanos - entry.getValue().deadlineNanos >= 0
           && pending.remove(entry.getKey()) != null) {
+        pushCounts.failed.increment();
         entry.getValue().callback.onFailed("no answer in time");
       }
     }
@@ -267,6 +275,7 @@ public final class Connection {
     for (String requestId : pending.keySet()) {
       PendingPush push = pending.remove(requestId);
       if (push != null) {
+        pushCounts.failed.increment();
         push.callback.onFailed("connection closed: " + reason);
       }
     }

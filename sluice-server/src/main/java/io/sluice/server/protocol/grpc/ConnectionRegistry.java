@@ -29,6 +29,7 @@ public final class ConnectionRegistry {
   private final Map<String, Connection> connections = new ConcurrentHashMap<>();
   private final List<ConnectionListener> listeners = new CopyOnWriteArrayList<>();
   private final AtomicLong sequence = new AtomicLong();
+  private final PushCounts pushCounts = new PushCounts();
 
   public ConnectionRegistry(
       ServerClock clock, MessageCodec codec, int maxConnections, int maxPendingPushes) {
@@ -73,7 +74,15 @@ public final class ConnectionRegistry {
     }
     Connection connection =
         new Connection(
-            id, remoteIp, remotePort, client, stream, codec, clock, maxPendingPushesPerConnection);
+            id,
+            remoteIp,
+            remotePort,
+            client,
+            stream,
+            codec,
+            clock,
+            maxPendingPushesPerConnection,
+            pushCounts);
     if (connections.putIfAbsent(id, connection) != null) {
       return null;
     }
@@ -98,6 +107,11 @@ public final class ConnectionRegistry {
 
   public int size() {
     return connections.size();
+  }
+
+  /** Pushes over every connection, for the server's metrics. */
+  public PushCounts pushCounts() {
+    return pushCounts;
   }
 
   /** Closes the connection with this id, if registered. */

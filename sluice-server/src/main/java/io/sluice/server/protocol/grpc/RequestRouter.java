@@ -1,5 +1,8 @@
 package io.sluice.server.protocol.grpc;
 
+import io.sluice.server.clock.ServerClock;
+import io.sluice.server.metrics.OperationMeter;
+import io.sluice.server.metrics.ServerMetrics;
 import io.sluice.server.protocol.grpc.ConnectionMessages.ErrorResponse;
 import java.io.IOException;
 import java.util.Map;
@@ -13,16 +16,29 @@ import org.slf4j.LoggerFactory;
  * Routes a decoded unary request to the handler registered for its type, and turns every failure
  * into a response the client understands: a bad body or an unknown type never reaches a handler,
  * and a handler's exception becomes an {@code ErrorResponse}, never a dropped call.
+ *
+ * <p>Each request is timed into its type's {@link OperationMeter}, made when the handler is
+ * registered (an unknown type shares {@code other}): two clock reads and a few {@code LongAdder}
+ * increments, recorded in the completion stage the route builds anyway, so timing allocates nothing
+ * of its own.
  */
 public final class RequestRouter {
   private static final Logger log = LoggerFactory.getLogger(RequestRouter.class);
 
   private final MessageCodec codec;
+  private final ServerClock clock;
+  private final ServerMetrics metrics;
+  private final OperationMeter other;
   private volatile GrpcAccess access = GrpcAccess.OPEN;
-  private final Map<String, RequestHandler<NacosRequest>> handlers = new ConcurrentHashMap<>();
+  private final Map<String, Registered> handlers = new ConcurrentHashMap<>();
 
-  public RequestRouter(MessageCodec codec) {
+  private record Registered(RequestHandler<NacosRequest> handler, OperationMeter meter) {}
+
+  public RequestRouter(MessageCodec codec, ServerClock clock, ServerMetrics metrics) {
     this.codec = codec;
+    this.clock = clock;
+    this.metrics = metrics;
+    this.other = metrics.operation("grpc", ServerMetrics.OTHER);
   }
 
   /** Checks every decoded request before its handler; {@link GrpcAccess#OPEN} until set. */
@@ -33,19 +49,27 @@ public final class RequestRouter {
   @SuppressWarnings("unchecked")
   public <R extends NacosRequest> void register(Class<R> type, RequestHandler<R> handler) {
     codec.register(type);
-    handlers.put(type.getSimpleName(), (RequestHandler<NacosRequest>) handler);
+    String name = type.getSimpleName();
+    handlers.put(
+        name,
+        new Registered((RequestHandler<NacosRequest>) handler, metrics.operation("grpc", name)));
   }
 
   CompletionStage<? extends NacosResponse> route(Payload payload, RequestContext context) {
-    RequestHandler<NacosRequest> handler = handlers.get(payload.type());
-    if (handler == null) {
+    long start = clock.nanoTime();
+    Registered registered = handlers.get(payload.type());
+    if (registered == null) {
+      other.record(clock.nanoTime() - start, false);
       return CompletableFuture.completedFuture(
           ErrorResponse.of(ErrorCodes.NO_HANDLER, "no handler for " + payload.type()));
     }
+    RequestHandler<NacosRequest> handler = registered.handler();
+    OperationMeter meter = registered.meter();
     NacosRequest request;
     try {
       request = (NacosRequest) codec.decode(payload);
     } catch (IOException | RuntimeException e) {
+      meter.record(clock.nanoTime() - start, false);
       return CompletableFuture.completedFuture(
           ErrorResponse.of(
               ErrorCodes.BAD_GATEWAY,
@@ -56,6 +80,7 @@ public final class RequestRouter {
     } catch (RuntimeException refused) {
       NacosResponse reply = GrpcFailures.fail(new ErrorResponse(), refused);
       reply.requestId = request.requestId;
+      meter.record(clock.nanoTime() - start, false);
       return CompletableFuture.completedFuture(reply);
     }
     CompletionStage<? extends NacosResponse> response;
@@ -63,6 +88,7 @@ public final class RequestRouter {
       response = handler.handle(request, context);
     } catch (RuntimeException e) {
       log.error("handler for {} failed", payload.type(), e);
+      meter.record(clock.nanoTime() - start, true);
       return CompletableFuture.completedFuture(
           ErrorResponse.of(ErrorCodes.SERVER_ERROR, "internal error: " + e.getMessage()));
     }
@@ -78,8 +104,14 @@ public final class RequestRouter {
                     "internal error: " + (failure == null ? "no response" : failure.getMessage()));
           }
           reply.requestId = requestId;
+          meter.record(clock.nanoTime() - start, serverFailed(reply));
           return reply;
         });
+  }
+
+  /** A failure of the server's own (5xx error codes), not an answer about the client's request. */
+  private static boolean serverFailed(NacosResponse reply) {
+    return reply.resultCode != NacosResponse.SUCCESS && reply.errorCode >= 500;
   }
 
   private static String firstLine(String message) {

@@ -15,18 +15,26 @@ final class ConnectionLimit {
   private final int max;
   private final AtomicInteger open = new AtomicInteger();
   private final Set<HttpConnection> refused = ConcurrentHashMap.newKeySet();
+  private final RequestTiming timing;
 
-  ConnectionLimit(int max) {
+  ConnectionLimit(int max, RequestTiming timing) {
     this.max = max;
+    this.timing = timing;
+  }
+
+  int open() {
+    return open.get();
   }
 
   void opened(HttpConnection connection) {
+    timing.opened(connection);
     int now = open.incrementAndGet();
     if (now > max) {
       refused.add(connection);
     }
     connection.closeHandler(
         closed -> {
+          timing.closed(connection);
           open.decrementAndGet();
           refused.remove(connection);
         });

@@ -1,5 +1,7 @@
 package io.sluice.server.protocol.http;
 
+import io.sluice.server.clock.ServerClock;
+import io.sluice.server.metrics.ServerMetrics;
 import io.sluice.server.protocol.ClientFaultLog;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -15,8 +17,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * The HTTP port: Nacos's Open API under {@code /nacos} and, later, the console. Handlers run on the
- * event loop and only do CPU work there.
+ * The HTTP port: Nacos's Open API under {@code /nacos}, the probes, the metrics and the console.
+ * Handlers run on the event loop and only do CPU work there.
  */
 public final class HttpApiServer implements AutoCloseable {
   private static final long START_TIMEOUT_SECONDS = 30;
@@ -32,9 +34,11 @@ public final class HttpApiServer implements AutoCloseable {
   private static final long UNKNOWN_PATH_BODY_BYTES = 64 * 1024;
 
   private final HttpServer server;
+  private final ConnectionLimit connections;
 
-  private HttpApiServer(HttpServer server) {
+  private HttpApiServer(HttpServer server, ConnectionLimit connections) {
     this.server = server;
+    this.connections = connections;
   }
 
   /**
@@ -49,6 +53,7 @@ public final class HttpApiServer implements AutoCloseable {
    *     probes are not checked)
    * @param features the routes of the server's features (config, namespaces, naming, ...); a lambda
    *     {@code router -> ...} is one
+   * @param metrics where each request's duration is recorded, per route ({@link RequestTiming})
    */
   public static HttpApiServer start(
       Vertx vertx,
@@ -60,8 +65,11 @@ public final class HttpApiServer implements AutoCloseable {
       ClientFaultLog faults,
       Path tlsCertificate,
       Path tlsPrivateKey,
-      List<HttpRoutes> features) {
+      List<HttpRoutes> features,
+      ServerClock clock,
+      ServerMetrics metrics) {
     Router router = Router.router(vertx);
+    RequestTiming timing = new RequestTiming(clock, metrics);
     BodyBudget budget = new BodyBudget(limits.maxBufferedBodyBytes());
     // Every route reads its parameters with RequestParams, which checks them with this.
     router
@@ -74,8 +82,13 @@ public final class HttpApiServer implements AutoCloseable {
               ctx.next();
             });
     HealthRoutes.mount(router, readiness);
+    PrometheusRoutes.mount(router, metrics);
     for (HttpRoutes feature : features) {
       feature.mount(router);
+    }
+    timing.index(router.getRoutes());
+    for (HttpRoutes feature : features) {
+      feature.directOperations().forEach(timing::indexDirect);
     }
     // A path no feature serves is checked like the others before it is answered 404: with auth on,
     // a caller without the admin's token learns nothing about which endpoints exist.
@@ -92,7 +105,7 @@ public final class HttpApiServer implements AutoCloseable {
                         404,
                         "no such endpoint: " + request.method() + " " + request.path())));
     List<HttpRoutes> direct = List.copyOf(features);
-    ConnectionLimit connections = new ConnectionLimit(limits.maxConnections());
+    ConnectionLimit connections = new ConnectionLimit(limits.maxConnections(), timing);
     HttpServer server =
         vertx
             .createHttpServer(
@@ -127,6 +140,7 @@ public final class HttpApiServer implements AutoCloseable {
                 })
             .requestHandler(
                 request -> {
+                  timing.start(request);
                   if (connections.refuses(request)) {
                     return;
                   }
@@ -144,7 +158,7 @@ public final class HttpApiServer implements AutoCloseable {
       throw new IllegalStateException(
           "cannot listen on HTTP port " + bindAddress + ":" + port + ": " + e.getMessage(), e);
     }
-    return new HttpApiServer(server);
+    return new HttpApiServer(server, connections);
   }
 
   /** The options, serving TLS with the certificate and key when a certificate is given. */
@@ -160,6 +174,11 @@ public final class HttpApiServer implements AutoCloseable {
 
   public int port() {
     return server.actualPort();
+  }
+
+  /** HTTP connections open now. */
+  public int openConnections() {
+    return connections.open();
   }
 
   @Override

@@ -2,6 +2,7 @@ package io.sluice.server.protocol.http;
 
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.ext.web.Router;
+import java.util.List;
 
 /**
  * One feature's part of the HTTP API, mounted by {@link HttpApiServer}. Its one abstract method
@@ -20,5 +21,13 @@ public interface HttpRoutes {
    */
   default boolean takeDirectly(HttpServerRequest request, HttpAccess access) {
     return false;
+  }
+
+  /**
+   * The requests {@link #takeDirectly} takes, as {@code "METHOD /path"}, so the port's metrics time
+   * them under their own name rather than as {@code other}.
+   */
+  default List<String> directOperations() {
+    return List.of();
   }
 }

@@ -1,0 +1,180 @@
+package io.sluice.agent.reporting;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import io.sluice.agent.logging.AgentLog;
+import io.sluice.flow.Direction;
+import io.sluice.flow.FlowRegistry;
+import io.sluice.flow.Permit;
+import io.sluice.flow.Resource;
+import io.sluice.flow.RuleKind;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The reporter against a real HTTP server standing in for sluice-server's traffic endpoint. */
+class TrafficReporterTest {
+  private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
+  private final AtomicLong wallMillis = new AtomicLong(1_733_000_000_000L);
+  private final FlowRegistry registry = FlowRegistry.builder().ticker(nanos::get).build();
+  private final List<String> reports = new CopyOnWriteArrayList<>();
+  private final AtomicInteger status = new AtomicInteger(200);
+  private final ByteArrayOutputStream logged = new ByteArrayOutputStream();
+  private final AgentLog log =
+      AgentLog.toStream(new PrintStream(logged, true, StandardCharsets.UTF_8), AgentLog.Level.INFO);
+  private HttpServer server;
+
+  @BeforeEach
+  void startServer() throws IOException {
+    server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 16);
+    server.createContext(TrafficSender.PATH, this::receive);
+    server.start();
+  }
+
+  @AfterEach
+  void stopServer() {
+    server.stop(0);
+  }
+
+  private void receive(HttpExchange exchange) throws IOException {
+    String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+    byte[] answer = "ok".getBytes(StandardCharsets.UTF_8);
+    int code = status.get();
+    if (code == 200) {
+      reports.add(URLDecoder.decode(body.substring("report=".length()), StandardCharsets.UTF_8));
+    }
+    exchange.sendResponseHeaders(code, answer.length);
+    exchange.getResponseBody().write(answer);
+    exchange.close();
+  }
+
+  private TrafficReporter reporter(String address) {
+    return new TrafficReporter(
+        "orders",
+        "42@host",
+        "gray",
+        registry,
+        () -> Map.of("GET /orders", "Spring MVC route", "GET /idle", "Spring MVC route"),
+        new TrafficSender(List.of(address)),
+        wallMillis::get,
+        log);
+  }
+
+  private void secondPasses() {
+    nanos.addAndGet(1_000_000_000L);
+    wallMillis.addAndGet(1_000);
+  }
+
+  private void callsInThisSecond(Resource resource, int calls) {
+    for (int i = 0; i < calls; i++) {
+      long permit = resource.tryAcquire();
+      if (Permit.isAdmitted(permit)) {
+        resource.release(permit);
+      }
+    }
+  }
+
+  @Test
+  void reportsEachCompleteSecondOfEveryResourceWithStatistics() {
+    registry.load(RuleKind.FLOW, "[{\"resource\":\"GET /orders\",\"grade\":1,\"count\":5}]");
+    Resource orders = registry.resource("GET /orders", Direction.INBOUND);
+    TrafficReporter reporter = reporter("127.0.0.1:" + server.getAddress().getPort());
+
+    callsInThisSecond(orders, 8);
+    secondPasses();
+    reporter.tick();
+
+    assertThat(reports).hasSize(1);
+    String report = reports.get(0);
+    assertThat(report)
+        .contains("\"app\":\"orders\"", "\"instance\":\"42@host\"", "\"lane\":\"gray\"")
+        .contains("{\"name\":\"GET /idle\",\"kind\":\"Spring MVC route\"}")
+        .contains("\"t\":" + (wallMillis.get() - 1_000))
+        .contains("{\"name\":\"GET /orders\",\"pass\":5,\"block\":3,\"failed\":0");
+    assertThat(reporter.pendingSeconds()).isZero();
+
+    reporter.tick(); // no new second: nothing new to send
+    assertThat(reports).hasSize(1);
+
+    callsInThisSecond(orders, 1);
+    secondPasses();
+    reporter.tick();
+    assertThat(reports).hasSize(2);
+    // The names seen did not change: the server has them already.
+    assertThat(reports.get(1)).doesNotContain("\"seen\"").contains("{\"name\":\"GET /orders\"");
+  }
+
+  @Test
+  void keepsTheLastSecondsBoundedWhileTheServerFailsAndSaysHowManyItDropped() {
+    registry.load(RuleKind.FLOW, "[{\"resource\":\"GET /orders\",\"grade\":1,\"count\":100}]");
+    Resource orders = registry.resource("GET /orders", Direction.INBOUND);
+    TrafficReporter reporter = reporter("127.0.0.1:" + server.getAddress().getPort());
+    status.set(503);
+    int seconds = TrafficReporter.MAX_PENDING_SECONDS + 4;
+    for (int s = 0; s < seconds; s++) {
+      callsInThisSecond(orders, 1);
+      secondPasses();
+      reporter.tick();
+      assertThat(reporter.pendingSeconds())
+          .isLessThanOrEqualTo(TrafficReporter.MAX_PENDING_SECONDS);
+    }
+    assertThat(reporter.droppedSeconds()).isEqualTo(4);
+    assertThat(logged.toString(StandardCharsets.UTF_8))
+        .containsOnlyOnce("traffic reports do not reach the server");
+
+    status.set(200);
+    callsInThisSecond(orders, 1);
+    secondPasses();
+    reporter.tick();
+    assertThat(reports).hasSize(1);
+    assertThat(reports.get(0)).contains("\"dropped\":5");
+    assertThat(reports.get(0).split("\"t\":", -1)).hasSize(TrafficReporter.MAX_PENDING_SECONDS + 1);
+    assertThat(reporter.pendingSeconds()).isZero();
+    assertThat(logged.toString(StandardCharsets.UTF_8))
+        .contains("traffic reports reach the server again");
+  }
+
+  @Test
+  void anUnreachableServerCostsOneQuickFailedAttemptPerSecond() throws IOException {
+    int closedPort;
+    try (ServerSocket socket = new ServerSocket(0)) {
+      closedPort = socket.getLocalPort();
+    }
+    registry.load(RuleKind.FLOW, "[{\"resource\":\"GET /orders\",\"grade\":1,\"count\":100}]");
+    Resource orders = registry.resource("GET /orders", Direction.INBOUND);
+    TrafficReporter reporter = reporter("127.0.0.1:" + closedPort);
+    for (int s = 0; s < 3; s++) {
+      callsInThisSecond(orders, 1);
+      secondPasses();
+      long before = System.nanoTime();
+      reporter.tick();
+      // A refused connection fails at once; generous bound, catching only a hang.
+      assertThat(System.nanoTime() - before)
+          .isLessThan(TrafficSender.TIMEOUT.toNanos() + 1_000_000_000L);
+    }
+    assertThat(reporter.pendingSeconds()).isEqualTo(3);
+  }
+
+  @Test
+  void encodesOnlyWhatTheFormFormatNeedsAndDecodesBackToTheSameJson() {
+    String json = "{\"name\":\"GET /a?b=1&c=2+3 100% é 😀\",\"x\":[1,2]}";
+    String encoded = TrafficSender.formValue(json);
+    assertThat(encoded)
+        .startsWith("{\"name\":\"GET+/a?b%3D1%26c%3D2%2B3+100%25+%C3%A9+%F0%9F%98%80");
+    assertThat(URLDecoder.decode(encoded, StandardCharsets.UTF_8)).isEqualTo(json);
+  }
+}

@@ -1,0 +1,424 @@
+package io.sluice.server.traffic;
+
+import io.sluice.server.clock.ServerClock;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The last minute of traffic of every governed application, per instance and resource, as the
+ * agents report it once a second; the console's charts read it. Soft state: nothing is replicated
+ * or written to disk, and a restarted server fills up again within seconds.
+ *
+ * <p>Invariants (bounded memory, whatever agents send): at most {@value #MAX_APPS} applications,
+ * {@value #MAX_INSTANCES_PER_APP} instances each, {@value #MAX_SERIES} resource series in all and
+ * {@value #MAX_SEEN_PER_INSTANCE} seen names per instance; a series is a fixed ring of {@value
+ * #RETAINED_SECONDS} seconds (about 1.7 KB; names are shared by the instances of an application),
+ * so the store holds at most about 60 MB. What would pass a bound is dropped and counted ({@link
+ * #refused()}), never stored. An instance that has not reported for {@value #EXPIRY_SECONDS} s is
+ * forgotten by {@link #expire()}, and an application with it when it has no instance left.
+ *
+ * <p>Concurrency: reports arrive on any thread; each series is written and read under its own lock
+ * (one report a second writes it; the console reads it); the maps are concurrent.
+ */
+public final class TrafficStore {
+  public static final int RETAINED_SECONDS = 60;
+  public static final int EXPIRY_SECONDS = 2 * RETAINED_SECONDS;
+  public static final int MAX_APPS = 1_000;
+  public static final int MAX_INSTANCES_PER_APP = 1_000;
+  public static final int MAX_SERIES = 30_000;
+  public static final int MAX_SEEN_PER_INSTANCE = 2_000;
+
+  /** Fields of a series' slot, in order. */
+  private static final int PASS = 0;
+
+  private static final int BLOCK = 1;
+  private static final int FAILED = 2;
+  private static final int AVG_RT = 3;
+  private static final int P50_RT = 4;
+  private static final int P99_RT = 5;
+  private static final int CONCURRENCY = 6;
+  private static final int FIELDS = 7;
+
+  private final ServerClock clock;
+  private final Map<String, App> apps = new ConcurrentHashMap<>();
+  private final AtomicInteger series = new AtomicInteger();
+  private final LongAdder reports = new LongAdder();
+  private final LongAdder refused = new LongAdder();
+
+  public TrafficStore(ServerClock clock) {
+    this.clock = clock;
+  }
+
+  /** Stores a report; what would pass a bound is dropped and counted. */
+  public void accept(TrafficReport report) {
+    reports.increment();
+    long now = clock.currentTimeMillis();
+    App app = apps.get(report.app());
+    if (app == null) {
+      if (apps.size() >= MAX_APPS) {
+        refused.increment();
+        return;
+      }
+      app = apps.computeIfAbsent(report.app(), App::new);
+    }
+    Instance instance = app.instances.get(report.instance());
+    if (instance == null) {
+      if (app.instances.size() >= MAX_INSTANCES_PER_APP) {
+        refused.increment();
+        return;
+      }
+      instance = app.instances.computeIfAbsent(report.instance(), Instance::new);
+    }
+    instance.lane = report.lane();
+    instance.lastReportMillis = now;
+    instance.droppedByAgent += report.dropped();
+    for (TrafficReport.SeenResource seen : report.seen()) {
+      if (instance.seen.size() < MAX_SEEN_PER_INSTANCE || instance.seen.containsKey(seen.name())) {
+        instance.seen.put(
+            app.shared(seen.name()), app.shared(seen.kind() == null ? "" : seen.kind()));
+      } else {
+        refused.increment();
+      }
+    }
+    // The agent's seconds, moved onto this server's clock.
+    long skew = now - report.sentAtMillis();
+    for (TrafficReport.Second second : report.seconds()) {
+      long secondOnServer = Math.floorDiv(second.startMillis() + skew, 1000);
+      synchronized (instance) {
+        if (!instance.startSecond(secondOnServer)) {
+          continue; // older than what the ring holds already
+        }
+        for (ResourceSecond r : second.resources()) {
+          Series s = instance.series.get(r.name());
+          if (s == null) {
+            if (series.incrementAndGet() > MAX_SERIES) {
+              series.decrementAndGet();
+              refused.increment();
+              continue;
+            }
+            s = new Series();
+            instance.series.put(app.shared(r.name()), s);
+          }
+          s.put(secondOnServer, r);
+        }
+      }
+    }
+  }
+
+  /** Forgets instances silent for {@value #EXPIRY_SECONDS} s, and applications left empty. */
+  public void expire() {
+    long cutoff = clock.currentTimeMillis() - EXPIRY_SECONDS * 1000L;
+    for (App app : apps.values()) {
+      app.instances
+          .values()
+          .removeIf(
+              instance -> {
+                if (instance.lastReportMillis < cutoff) {
+                  series.addAndGet(-instance.series.size());
+                  return true;
+                }
+                return false;
+              });
+      if (app.instances.isEmpty()) {
+        apps.remove(app.name, app);
+      }
+    }
+  }
+
+  /** The applications reporting, with their instances, sorted by name. */
+  public List<AppView> apps() {
+    List<AppView> out = new ArrayList<>();
+    for (App app : apps.values()) {
+      List<InstanceView> instances = new ArrayList<>();
+      for (Instance i : app.instances.values()) {
+        instances.add(
+            new InstanceView(
+                i.id,
+                i.lane,
+                i.lastReportMillis,
+                i.seen.size(),
+                i.series.size(),
+                i.droppedByAgent));
+      }
+      instances.sort(Comparator.comparing(InstanceView::instance));
+      out.add(new AppView(app.name, instances));
+    }
+    out.sort(Comparator.comparing(AppView::app));
+    return out;
+  }
+
+  /**
+   * Every resource any instance of {@code app} has seen, with its kind and its last complete second
+   * summed over the instances (null when no instance has statistics for it), sorted by name.
+   */
+  public List<ResourceView> resources(String app) {
+    App a = apps.get(app);
+    if (a == null) {
+      return List.of();
+    }
+    long second = lastCompleteSecond();
+    Map<String, String> kinds = new LinkedHashMap<>();
+    Map<String, int[]> latest = new LinkedHashMap<>();
+    for (Instance i : a.instances.values()) {
+      i.seen.forEach(kinds::putIfAbsent);
+      i.series.forEach(
+          (name, s) -> {
+            kinds.putIfAbsent(name, "");
+            int[] slot = i.get(s, second);
+            if (slot != null) {
+              merge(latest.computeIfAbsent(name, n -> new int[FIELDS + 1]), slot);
+            }
+          });
+    }
+    List<ResourceView> out = new ArrayList<>();
+    kinds.forEach(
+        (name, kind) -> {
+          int[] sum = latest.get(name);
+          out.add(new ResourceView(name, kind, sum == null ? null : point(second, sum)));
+        });
+    out.sort(Comparator.comparing(ResourceView::name));
+    return out;
+  }
+
+  /**
+   * The last {@value #RETAINED_SECONDS} complete seconds of one resource of {@code app}, oldest
+   * first, summed over its instances (or of one instance when {@code instance} is given); a second
+   * without a report is absent.
+   */
+  public List<Point> series(String app, String resource, String instance) {
+    App a = apps.get(app);
+    if (a == null) {
+      return List.of();
+    }
+    long last = lastCompleteSecond();
+    long first = last - RETAINED_SECONDS + 1;
+    int[][] sums = new int[RETAINED_SECONDS][];
+    for (Instance i : a.instances.values()) {
+      if (instance != null && !instance.equals(i.id)) {
+        continue;
+      }
+      Series s = i.series.get(resource);
+      if (s == null) {
+        continue;
+      }
+      for (long t = first; t <= last; t++) {
+        int[] slot = i.get(s, t);
+        if (slot != null) {
+          int k = (int) (t - first);
+          if (sums[k] == null) {
+            sums[k] = new int[FIELDS + 1];
+          }
+          merge(sums[k], slot);
+        }
+      }
+    }
+    List<Point> out = new ArrayList<>();
+    for (int k = 0; k < RETAINED_SECONDS; k++) {
+      if (sums[k] != null) {
+        out.add(point(first + k, sums[k]));
+      }
+    }
+    return out;
+  }
+
+  /** Reports received, ever. */
+  public long reports() {
+    return reports.sum();
+  }
+
+  /** Applications, instances, series and names dropped at a bound, ever. */
+  public long refused() {
+    return refused.sum();
+  }
+
+  /** Resource series held now. */
+  public int seriesCount() {
+    return series.get();
+  }
+
+  private long lastCompleteSecond() {
+    return Math.floorDiv(clock.currentTimeMillis(), 1000) - 1;
+  }
+
+  /**
+   * Adds an instance's second into a sum: counts add up; the mean response time is weighted by
+   * passed calls (kept in the extra last field); percentiles take the highest instance's, an upper
+   * bound of the application's.
+   */
+  private static void merge(int[] sum, int[] slot) {
+    int weightBefore = sum[FIELDS];
+    int weight = Math.max(1, slot[PASS]);
+    sum[PASS] += slot[PASS];
+    sum[BLOCK] += slot[BLOCK];
+    sum[FAILED] += slot[FAILED];
+    sum[CONCURRENCY] += slot[CONCURRENCY];
+    if (slot[AVG_RT] >= 0) {
+      sum[AVG_RT] =
+          weightBefore == 0
+              ? slot[AVG_RT]
+              : (int)
+                  (((long) sum[AVG_RT] * weightBefore + (long) slot[AVG_RT] * weight)
+                      / (weightBefore + weight));
+      sum[FIELDS] = weightBefore + weight;
+    }
+    sum[P50_RT] = Math.max(sum[P50_RT], slot[P50_RT]);
+    sum[P99_RT] = Math.max(sum[P99_RT], slot[P99_RT]);
+  }
+
+  private static Point point(long second, int[] v) {
+    boolean timed = v[FIELDS] > 0;
+    return new Point(
+        second * 1000,
+        v[PASS],
+        v[BLOCK],
+        v[FAILED],
+        timed ? v[AVG_RT] : -1,
+        timed ? v[P50_RT] : -1,
+        timed ? v[P99_RT] : -1,
+        v[CONCURRENCY]);
+  }
+
+  /** One second of a resource (summed over instances); response times in µs, -1 if none timed. */
+  public record Point(
+      long startMillis,
+      int pass,
+      int block,
+      int failed,
+      int avgRtMicros,
+      int p50RtMicros,
+      int p99RtMicros,
+      int concurrency) {}
+
+  public record AppView(String app, List<InstanceView> instances) {}
+
+  public record InstanceView(
+      String instance,
+      String lane,
+      long lastReportMillis,
+      int resourcesSeen,
+      int series,
+      long droppedByAgent) {}
+
+  public record ResourceView(String name, String kind, Point lastSecond) {}
+
+  private static final class App {
+    /** Distinct names kept shared per application; past it, names are simply not shared. */
+    static final int MAX_SHARED_NAMES = 20_000;
+
+    final String name;
+    final Map<String, Instance> instances = new ConcurrentHashMap<>();
+    private final Map<String, String> names = new ConcurrentHashMap<>();
+
+    App(String name) {
+      this.name = name;
+    }
+
+    /**
+     * One String for a name every instance of the application reports (its routes), so 100
+     * instances of it hold one copy of each, not 100.
+     */
+    String shared(String s) {
+      String kept = names.get(s);
+      if (kept != null) {
+        return kept;
+      }
+      if (names.size() >= MAX_SHARED_NAMES) {
+        return s;
+      }
+      kept = names.putIfAbsent(s, s);
+      return kept == null ? s : kept;
+    }
+  }
+
+  /**
+   * One instance's series, and which second each slot of their rings holds: the same for all of
+   * them, since one report carries one second of every resource. Guarded by the instance's lock.
+   */
+  private static final class Instance {
+    final String id;
+    final Map<String, String> seen = new ConcurrentHashMap<>();
+    final Map<String, Series> series = new ConcurrentHashMap<>();
+    private final long[] secondOf = new long[RETAINED_SECONDS];
+    volatile String lane;
+    volatile long lastReportMillis;
+    volatile long droppedByAgent;
+
+    Instance(String id) {
+      this.id = id;
+      java.util.Arrays.fill(secondOf, Long.MIN_VALUE);
+    }
+
+    /**
+     * Makes {@code second}'s slot current, clearing what every series held there a minute ago;
+     * false when the slot holds a later second already. Called under the lock.
+     */
+    boolean startSecond(long second) {
+      int slot = slot(second);
+      if (secondOf[slot] > second) {
+        return false;
+      }
+      if (secondOf[slot] < second) {
+        secondOf[slot] = second;
+        for (Series s : series.values()) {
+          s.clear(slot);
+        }
+      }
+      return true;
+    }
+
+    /** The series' fields in {@code second} (a copy), or null when not reported. */
+    synchronized int[] get(Series s, long second) {
+      int slot = slot(second);
+      return secondOf[slot] == second ? s.get(slot) : null;
+    }
+
+    private static int slot(long second) {
+      return (int) Math.floorMod(second, (long) RETAINED_SECONDS);
+    }
+  }
+
+  /**
+   * A ring of the last seconds of one resource of one instance: {@value #FIELDS} ints per second,
+   * about 1.7 KB; which second a slot holds is its instance's. Guarded by the instance's lock.
+   */
+  private static final class Series {
+    private final int[] values = new int[RETAINED_SECONDS * FIELDS];
+
+    Series() {
+      for (int slot = 0; slot < RETAINED_SECONDS; slot++) {
+        clear(slot);
+      }
+    }
+
+    void clear(int slot) {
+      values[slot * FIELDS + PASS] = -1; // not reported in that second
+    }
+
+    void put(long second, ResourceSecond r) {
+      int o = (int) Math.floorMod(second, (long) RETAINED_SECONDS) * FIELDS;
+      values[o + PASS] = r.pass();
+      values[o + BLOCK] = r.block();
+      values[o + FAILED] = r.failed();
+      values[o + AVG_RT] = r.avgRtMicros();
+      values[o + P50_RT] = r.p50RtMicros();
+      values[o + P99_RT] = r.p99RtMicros();
+      values[o + CONCURRENCY] = r.concurrency();
+    }
+
+    int[] get(int slot) {
+      int o = slot * FIELDS;
+      if (values[o + PASS] < 0) {
+        return null;
+      }
+      int[] out = new int[FIELDS];
+      System.arraycopy(values, o, out, 0, FIELDS);
+      return out;
+    }
+  }
+}

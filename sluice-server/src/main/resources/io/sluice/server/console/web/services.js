@@ -1,0 +1,91 @@
+// Services: the list with instance counts and health, and each service's instances with health,
+// weight, enabled, metadata and lane; weight and enabled can be changed.
+import { h, clear, message, go, link } from './dom.js';
+import * as api from './api.js';
+
+const PAGE_SIZE = 20;
+const LANE_KEYS = ['sluice.lane', 'alicloud.service.tag', 'traffic.opensergo.io/lane'];
+
+export function laneOf(metadata) {
+  for (const k of LANE_KEYS) if (metadata && metadata[k]) return metadata[k];
+  return '';
+}
+
+async function instances(state, service, group) {
+  const body = await api.get('/nacos/v1/ns/instance/list', {
+    serviceName: service, groupName: group, namespaceId: state.namespace, healthyOnly: false,
+  });
+  return body.hosts || [];
+}
+
+export async function list(el, params, state) {
+  const pageNo = Math.max(1, Number(params.page || 1));
+  const groupInput = h('input', { type: 'text', name: 'group', value: params.group || 'DEFAULT_GROUP' });
+  const form = h('form', { class: 'bar' }, h('label', {}, 'Group ', groupInput), h('button', { type: 'submit' }, 'List'));
+  form.addEventListener('submit', (e) => { e.preventDefault(); go('services', { group: groupInput.value }); });
+  el.append(h('h1', {}, 'Services'), form);
+  const group = params.group || 'DEFAULT_GROUP';
+  const body = await api.get('/nacos/v1/ns/service/list', {
+    pageNo, pageSize: PAGE_SIZE, namespaceId: state.namespace, groupName: group,
+  });
+  const names = body.doms || [];
+  const tbody = h('tbody', {});
+  el.append(h('table', {},
+    h('thead', {}, h('tr', {}, h('th', {}, 'Service'), h('th', {}, 'Group'), h('th', { class: 'num' }, 'Instances'),
+      h('th', { class: 'num' }, 'Healthy'), h('th', {}, 'Lanes'))), tbody));
+  if (!names.length) tbody.append(h('tr', {}, h('td', { colspan: 5, class: 'muted' }, 'No service in this group.')));
+  const pages = Math.max(1, Math.ceil((body.count || 0) / PAGE_SIZE));
+  el.append(h('p', { class: 'bar' }, `${body.count || 0} services, page ${pageNo} of ${pages} `,
+    pageNo > 1 ? h('a', { href: link('services', { group, page: pageNo - 1 }) }, '‹ previous') : null, ' ',
+    pageNo < pages ? h('a', { href: link('services', { group, page: pageNo + 1 }) }, 'next ›') : null));
+  await Promise.all(names.map(async (name) => {
+    const row = h('tr', { 'data-test': 'service-row' });
+    tbody.append(row);
+    let hosts = [];
+    try { hosts = await instances(state, name, group); } catch (e) { /* shown as 0 */ }
+    const healthy = hosts.filter(x => x.healthy).length;
+    const lanes = [...new Set(hosts.map(x => laneOf(x.metadata)).filter(Boolean))];
+    row.append(h('td', {}, h('a', { href: link('service', { name, group }) }, name)), h('td', {}, group),
+      h('td', { class: 'num' }, hosts.length),
+      h('td', { class: 'num ' + (healthy < hosts.length ? 'unhealthy' : 'healthy') }, healthy),
+      h('td', {}, lanes.map(l => h('span', { class: 'pill lane' }, l))));
+  }));
+}
+
+export async function detail(el, params, state) {
+  const group = params.group || 'DEFAULT_GROUP';
+  el.append(h('h1', {}, 'Service ' + params.name + ' (' + group + ')'));
+  const status = h('p', { 'data-test': 'status' });
+  const table = h('tbody', {});
+  el.append(status, h('table', {}, h('thead', {}, h('tr', {},
+    h('th', {}, 'Instance'), h('th', {}, 'Cluster'), h('th', {}, 'Health'), h('th', { class: 'num' }, 'Weight'),
+    h('th', {}, 'Enabled'), h('th', {}, 'Kind'), h('th', {}, 'Lane'), h('th', {}, 'Metadata'), h('th', {}, ''))), table));
+  const hosts = await instances(state, params.name, group);
+  if (!hosts.length) table.append(h('tr', {}, h('td', { colspan: 9, class: 'muted' }, 'No instance.')));
+  for (const x of hosts) {
+    const weight = h('input', { type: 'number', name: 'weight', min: 0, max: 10000, step: '0.1', value: x.weight, style: 'width:80px' });
+    const enabled = h('input', { type: 'checkbox', name: 'enabled', checked: x.enabled !== false });
+    const save = h('button', { type: 'button', class: 'secondary', 'data-test': 'save-instance', onclick: async () => {
+      save.disabled = true;
+      try {
+        await api.call('PATCH', '/nacos/v1/ns/instance', {
+          serviceName: params.name, groupName: group, namespaceId: state.namespace, ip: x.ip, port: x.port,
+          clusterName: x.clusterName || 'DEFAULT', weight: weight.value, enabled: enabled.checked, ephemeral: x.ephemeral !== false,
+        });
+        message(status, `Saved ${x.ip}:${x.port}: weight ${weight.value}, ${enabled.checked ? 'enabled' : 'disabled'}.`, 'ok');
+      } catch (e) {
+        message(status, 'Not saved: ' + e.message);
+      } finally {
+        save.disabled = false;
+      }
+    } }, 'Save');
+    const lane = laneOf(x.metadata);
+    table.append(h('tr', { 'data-test': 'instance-row' },
+      h('td', {}, x.ip + ':' + x.port), h('td', {}, x.clusterName || 'DEFAULT'),
+      h('td', { class: x.healthy ? 'healthy' : 'unhealthy' }, x.healthy ? 'healthy' : 'unhealthy'),
+      h('td', { class: 'num' }, weight), h('td', {}, enabled), h('td', {}, x.ephemeral === false ? 'persistent' : 'ephemeral'),
+      h('td', {}, lane ? h('span', { class: 'pill lane' }, lane) : h('span', { class: 'muted' }, 'base')),
+      h('td', {}, h('code', {}, JSON.stringify(x.metadata || {}))), h('td', {}, save)));
+  }
+  el.append(h('p', { class: 'muted' }, 'Subscribers of a service are not shown yet: the server has no HTTP endpoint for them.'));
+}
