@@ -2,6 +2,7 @@ package io.sluice.server;
 
 import io.sluice.server.auth.AuthFeature;
 import io.sluice.server.auth.AuthService;
+import io.sluice.server.auth.LoginThrottle;
 import io.sluice.server.auth.grpc.GrpcAccessRules;
 import io.sluice.server.auth.http.AuthRoutes;
 import io.sluice.server.auth.http.HttpAccessRules;
@@ -165,6 +166,9 @@ public final class SluiceServer implements AutoCloseable {
             replication.start(
                 replicationOptions(options),
                 List.of(config.state(), naming.state(), namespaces.state(), auth.state())));
+    // A log that failed on a full disk, or a dead Ratis thread: refuse writes with the reason and
+    // restart the engine in-process once the disk lets it.
+    replicator.supervise(threads.scheduler, disk, clock);
     // With auth on, the server serves once the installation's token key and admin exist.
     CompletableFuture<Void> ready =
         auth.service().enabled()
@@ -193,6 +197,7 @@ public final class SluiceServer implements AutoCloseable {
             new HttpLimits(
                 options.maxHttpConnections(),
                 options.httpIdleTimeout(),
+                options.httpHeaderTimeout(),
                 options.maxBufferedRequestBytes()),
             faults,
             options.tlsCertificate(),
@@ -202,7 +207,10 @@ public final class SluiceServer implements AutoCloseable {
                 new NamingHttpApi(naming.service(), serving, grpc.connections()::size),
                 new NamespaceRoutes(namespaces.service(), config.service()::countByNamespace),
                 new ConnectionRoutes(grpc.connections()),
-                new AuthRoutes(auth.service())));
+                new AuthRoutes(
+                    auth.service(),
+                    new LoginThrottle(
+                        clock, options.maxLoginsPerMinute(), options.maxLoginsPerMinute() / 2))));
     started.push(httpApi);
     log.debug("started with {}", options);
     return new SluiceServer(
@@ -244,14 +252,19 @@ public final class SluiceServer implements AutoCloseable {
   }
 
   /**
-   * What readiness answers: null when the server serves; otherwise why not (starting, the store
-   * failed to start, the disk nearly full, the store's last write failed).
+   * What readiness answers: null when the server serves; otherwise why not (the store cannot
+   * commit, starting, the store failed to start, the disk nearly full, the store's last write
+   * failed).
    */
   private static String whyNotReady(
       BooleanSupplier serving,
       StartingReplicator replicator,
       DiskSpaceGuard disk,
       ReplicatedWrites writes) {
+    String broken = replicator.whyBroken();
+    if (broken != null) {
+      return "the store cannot commit writes: " + broken;
+    }
     if (!serving.getAsBoolean()) {
       Throwable failure = replicator.failure();
       return failure == null
