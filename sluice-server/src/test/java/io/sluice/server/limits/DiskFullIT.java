@@ -15,7 +15,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
@@ -75,39 +74,33 @@ class DiskFullIT {
                 .build())) {
       assertThat(server.awaitReady(30, TimeUnit.SECONDS)).isTrue();
       OpenApiClient http = new OpenApiClient(server.httpAddress());
-      assertThat(publish(http, "before", "kept").statusCode()).isEqualTo(200);
+      assertThat(http.publishConfig("before", "kept").statusCode()).isEqualTo(200);
 
       Path filler = mount.resolve("filler");
-      long toFill = Files.getFileStore(mount).getUsableSpace() - MIN_FREE / 2;
-      try (OutputStream out = Files.newOutputStream(filler)) {
-        byte[] chunk = new byte[1024 * 1024];
-        for (long written = 0; written < toFill; written += chunk.length) {
-          out.write(chunk, 0, (int) Math.min(chunk.length, toFill - written));
-        }
-      }
+      fill(filler, Files.getFileStore(mount).getUsableSpace() - MIN_FREE / 2);
 
       await()
           .atMost(Duration.ofSeconds(20))
           .untilAsserted(
               () -> {
-                HttpResponse<String> refused = publish(http, "during", "lost?");
+                HttpResponse<String> refused = http.publishConfig("during", "lost?");
                 assertThat(refused.statusCode()).isEqualTo(503);
                 assertThat(refused.body()).contains("nearly full").contains("min-free-disk-bytes");
               });
       HttpResponse<String> readiness = http.get("/nacos/v1/console/health/readiness", params());
       assertThat(readiness.statusCode()).isEqualTo(500);
       assertThat(readiness.body()).contains("nearly full");
-      assertThat(read(http, "before").body()).isEqualTo("kept");
+      assertThat(http.getConfig("before").body()).isEqualTo("kept");
 
       Files.delete(filler);
 
       await()
           .atMost(Duration.ofSeconds(20))
           .untilAsserted(
-              () -> assertThat(publish(http, "after", "back").statusCode()).isEqualTo(200));
+              () -> assertThat(http.publishConfig("after", "back").statusCode()).isEqualTo(200));
       assertThat(http.get("/nacos/v1/console/health/readiness", params()).statusCode())
           .isEqualTo(200);
-      assertThat(read(http, "after").body()).isEqualTo("back");
+      assertThat(http.getConfig("after").body()).isEqualTo("back");
     }
   }
 
@@ -126,7 +119,7 @@ class DiskFullIT {
       assertThat(server.awaitReady(30, TimeUnit.SECONDS)).isTrue();
       OpenApiClient http = new OpenApiClient(server.httpAddress());
       for (int i = 0; i < 20; i++) {
-        assertThat(publish(http, "before-" + i, "kept-" + i).statusCode()).isEqualTo(200);
+        assertThat(http.publishConfig("before-" + i, "kept-" + i).statusCode()).isEqualTo(200);
       }
 
       Path filler = mount.resolve("filler");
@@ -137,14 +130,10 @@ class DiskFullIT {
       // 6 MB does not fit in the 768 KiB left, above the floor: the log's write fails (ENOSPC).
       // Its answer may wait for the recovery (outcome unknown), so it is not awaited here.
       CompletableFuture<HttpResponse<String>> tooBig =
-          CompletableFuture.supplyAsync(
-              () -> {
-                try {
-                  return publish(http, "too-big", "x".repeat(6 * 1024 * 1024));
-                } catch (Exception e) {
-                  throw new CompletionException(e);
-                }
-              });
+          http.postAsync(
+              "/nacos/v1/cs/configs",
+              params(
+                  "dataId", "too-big", "group", "DEFAULT_GROUP", "content", "x".repeat(6 << 20)));
 
       await()
           .atMost(Duration.ofSeconds(20))
@@ -154,10 +143,10 @@ class DiskFullIT {
                 assertThat(readiness.statusCode()).isEqualTo(500);
                 assertThat(readiness.body()).contains("Raft log failed to write");
               });
-      HttpResponse<String> refused = publish(http, "during", "refused");
+      HttpResponse<String> refused = http.publishConfig("during", "refused");
       assertThat(refused.statusCode()).isEqualTo(503);
       assertThat(refused.body()).isNotBlank();
-      assertThat(read(http, "before-7").body()).as("reads go on").isEqualTo("kept-7");
+      assertThat(http.getConfig("before-7").body()).as("reads go on").isEqualTo("kept-7");
 
       Files.delete(filler);
 
@@ -165,13 +154,13 @@ class DiskFullIT {
           .atMost(Duration.ofSeconds(60))
           .pollInterval(Duration.ofMillis(500))
           .untilAsserted(
-              () -> assertThat(publish(http, "after", "back").statusCode()).isEqualTo(200));
+              () -> assertThat(http.publishConfig("after", "back").statusCode()).isEqualTo(200));
       assertThat(http.get(READINESS, params()).statusCode()).isEqualTo(200);
       for (int i = 0; i < 20; i++) {
-        assertThat(read(http, "before-" + i).body()).isEqualTo("kept-" + i);
+        assertThat(http.getConfig("before-" + i).body()).isEqualTo("kept-" + i);
       }
-      assertThat(read(http, "after").body()).isEqualTo("back");
-      assertThat(read(http, "during").statusCode()).isEqualTo(404);
+      assertThat(http.getConfig("after").body()).isEqualTo("back");
+      assertThat(http.getConfig("during").statusCode()).isEqualTo(404);
       assertThat(tooBig.get(60, TimeUnit.SECONDS).statusCode())
           .as("the write the log failed on is refused, never acknowledged")
           .isIn(500, 503);
@@ -182,10 +171,10 @@ class DiskFullIT {
       assertThat(again.awaitReady(30, TimeUnit.SECONDS)).isTrue();
       OpenApiClient http = new OpenApiClient(again.httpAddress());
       for (int i = 0; i < 20; i++) {
-        assertThat(read(http, "before-" + i).body()).isEqualTo("kept-" + i);
+        assertThat(http.getConfig("before-" + i).body()).isEqualTo("kept-" + i);
       }
-      assertThat(read(http, "after").body()).isEqualTo("back");
-      assertThat(publish(http, "after-restart", "fine").statusCode()).isEqualTo(200);
+      assertThat(http.getConfig("after").body()).isEqualTo("back");
+      assertThat(http.publishConfig("after-restart", "fine").statusCode()).isEqualTo(200);
     }
   }
 
@@ -198,16 +187,5 @@ class DiskFullIT {
         out.write(chunk, 0, (int) Math.min(chunk.length, bytes - written));
       }
     }
-  }
-
-  private static HttpResponse<String> publish(OpenApiClient http, String dataId, String content)
-      throws Exception {
-    return http.post(
-        "/nacos/v1/cs/configs",
-        params("dataId", dataId, "group", "DEFAULT_GROUP", "content", content));
-  }
-
-  private static HttpResponse<String> read(OpenApiClient http, String dataId) throws Exception {
-    return http.get("/nacos/v1/cs/configs", params("dataId", dataId, "group", "DEFAULT_GROUP"));
   }
 }

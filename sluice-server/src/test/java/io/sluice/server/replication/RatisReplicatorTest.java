@@ -3,6 +3,7 @@ package io.sluice.server.replication;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.sluice.server.testing.EngineThreads;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -446,15 +447,7 @@ class RatisReplicatorTest {
       for (int i = 0; i < 10; i++) {
         await(replicator.submit("kv", KeyValueState.append("list", "v" + i)));
       }
-      Thread leader = engineThread("LeaderStateImpl");
-      try {
-        Thread.class.getMethod("stop").invoke(leader);
-      } catch (java.lang.reflect.InvocationTargetException e) {
-        org.junit.jupiter.api.Assumptions.assumeTrue(
-            !(e.getCause() instanceof UnsupportedOperationException),
-            "this JDK has no Thread.stop() to kill a Ratis thread with; skipped here");
-        throw e;
-      }
+      EngineThreads.kill(EngineThreads.live("LeaderStateImpl"));
       org.awaitility.Awaitility.await()
           .atMost(java.time.Duration.ofSeconds(TIMEOUT_SECONDS))
           .until(() -> replicator.failure() != null);
@@ -475,14 +468,6 @@ class RatisReplicatorTest {
     try (RatisReplicator again = startReady(standalone(dataDir).build(), rebuilt)) {
       assertThat(rebuilt.list("list")).hasSize(11);
     }
-  }
-
-  private static Thread engineThread(String role) {
-    return Thread.getAllStackTraces().keySet().stream()
-        .filter(Thread::isAlive)
-        .filter(thread -> thread.getName().endsWith("-" + role))
-        .findFirst()
-        .orElseThrow(() -> new AssertionError("no live Ratis thread " + role));
   }
 
   private static List<Path> closedSegments(Path logDir) throws IOException {

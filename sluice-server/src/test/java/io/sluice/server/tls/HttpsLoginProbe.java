@@ -12,7 +12,7 @@ import java.util.Properties;
  * publishes and reads a config over gRPC with TLS, and prints the outcome as {@code PROBE ...}
  * lines.
  *
- * <p>Arguments: server address ({@code https://127.0.0.1:port}), user name, password.
+ * <p>Arguments: server address ({@code https://127.0.0.1:port}), user name, password, data id.
  */
 public final class HttpsLoginProbe {
   private HttpsLoginProbe() {}
@@ -26,10 +26,9 @@ public final class HttpsLoginProbe {
     properties.put("nacos.remote.client.rpc.tls.trustCollectionChainPath", "tls/server-cert.pem");
     ConfigService config = NacosFactory.createConfigService(properties);
     try {
-      boolean published = config.publishConfig("https-login.yaml", "DEFAULT_GROUP", "tls: yes");
+      boolean published = config.publishConfig(args[3], "DEFAULT_GROUP", "tls: yes");
       System.out.println("PROBE published=" + published);
-      System.out.println(
-          "PROBE read=" + config.getConfig("https-login.yaml", "DEFAULT_GROUP", 5000));
+      System.out.println("PROBE read=" + config.getConfig(args[3], "DEFAULT_GROUP", 5000));
     } catch (Exception e) {
       System.out.println("PROBE failed=" + e);
     } finally {

@@ -125,18 +125,23 @@ class TlsIT {
                 .build())) {
       assertThat(secured.awaitReady(30, TimeUnit.SECONDS)).isTrue();
 
-      String right = probe(secured, trustStore, "admin-secret-1");
-      String wrong = probe(secured, trustStore, "not-the-password");
+      String right = probe(secured, trustStore, "admin-secret-1", "https-right.yaml");
+      String wrong = probe(secured, trustStore, "not-the-password", "https-wrong.yaml");
 
       assertThat(right).contains("PROBE published=true").contains("PROBE read=tls: yes");
-      assertThat(wrong).doesNotContain("PROBE published=true").doesNotContain("PROBE read=tls");
+      assertThat(wrong)
+          .contains("login failed")
+          .doesNotContain("PROBE published=true")
+          .doesNotContain("PROBE read=tls");
     }
   }
 
   /** Runs {@link HttpsLoginProbe} against {@code server} in a JVM of its own; its output. */
-  private static String probe(SluiceServer server, Path trustStore, String password)
+  private static String probe(SluiceServer server, Path trustStore, String password, String dataId)
       throws Exception {
     Path output = Files.createTempFile(dataDir, "probe", ".out");
+    // Its own local config cache: the client would answer a read from an earlier probe's copy.
+    Path cache = Files.createTempDirectory(dataDir, "probe-cache");
     Process process =
         new ProcessBuilder(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
@@ -144,12 +149,14 @@ class TlsIT {
                 "-Djavax.net.ssl.trustStorePassword=changeit",
                 "-Djavax.net.ssl.trustStoreType=PKCS12",
                 "-DJM.LOG.PATH=" + Path.of("target", "nacos-client-logs").toAbsolutePath(),
+                "-DJM.SNAPSHOT.PATH=" + cache,
                 "-cp",
                 System.getProperty("java.class.path"),
                 HttpsLoginProbe.class.getName(),
                 server.httpAddress(),
                 "nacos",
-                password)
+                password,
+                dataId)
             .redirectErrorStream(true)
             .redirectOutput(output.toFile())
             .start();

@@ -59,14 +59,31 @@ final class HeaderTimeout {
 
   private final class Watch extends ChannelInboundHandlerAdapter {
     private int inFlight;
+
+    /** Bytes arrived with no request in flight, and no request has started since. */
+    private boolean unclaimedBytes;
+
     private ScheduledFuture<?> deadline;
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object message) {
-      if (inFlight == 0 && deadline == null) {
-        deadline = ctx.executor().schedule(() -> expire(ctx), timeoutNanos, TimeUnit.NANOSECONDS);
+      if (inFlight == 0) {
+        unclaimedBytes = true;
       }
       ctx.fireChannelRead(message);
+    }
+
+    /**
+     * After a read, not after each buffer: a whole request that arrived in it has started by now
+     * (the decoder runs inside the read), so the common case arms no timer at all.
+     */
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+      if (unclaimedBytes && inFlight == 0 && deadline == null) {
+        deadline = ctx.executor().schedule(() -> expire(ctx), timeoutNanos, TimeUnit.NANOSECONDS);
+      }
+      unclaimedBytes = false;
+      ctx.fireChannelReadComplete();
     }
 
     @Override
@@ -77,6 +94,7 @@ final class HeaderTimeout {
 
     void requestStarted() {
       inFlight++;
+      unclaimedBytes = false;
       cancel();
     }
 
