@@ -3,13 +3,16 @@ package io.sluice.server.replication;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Objects;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.raftlog.segmented.LogSegment;
 import org.apache.ratis.server.raftlog.segmented.LogSegmentPath;
-import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.util.SizeInBytes;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,33 +23,37 @@ import org.slf4j.LoggerFactory;
  * (a file cut by a disk fault or a careless copy), even when every entry in it is already inside
  * the snapshot the states were loaded from and will never be replayed.
  *
- * <p>So before Ratis opens the log, each closed segment ending at or below the snapshot's index is
+ * <p>So when a start fails, each closed segment ending at or below the loaded snapshot's index is
  * read through; if one is damaged, it and every closed segment before it (Ratis needs the segments
- * it opens to be contiguous) are renamed {@code <name>.set-aside}, kept for inspection, and the log
- * starts after them, still reaching back to the snapshot. A damaged segment the snapshot does not
- * wholly cover holds writes that exist nowhere else: it is left alone, and the start fails as
- * before.
- *
- * <p>Cost: the covered part of the log is read once more at start; purging keeps it to about one
- * snapshot threshold of entries.
+ * it opens to be contiguous) are renamed {@code <name>.set-aside}, kept for inspection, and the
+ * start is tried once more, the log now starting after them and still reaching back to the
+ * snapshot. A damaged segment the snapshot does not wholly cover holds writes that exist nowhere
+ * else: it is left alone, and the start fails as before. A start that works reads nothing more.
  */
 final class CoveredLogSegments {
   private static final Logger log = LoggerFactory.getLogger(CoveredLogSegments.class);
   private static final Pattern CLOSED_SEGMENT = Pattern.compile("log_(\\d+)-(\\d+)");
+  private static final Pattern SEGMENT_START = Pattern.compile("_(\\d+)");
   static final String SET_ASIDE_SUFFIX = ".set-aside";
 
   private CoveredLogSegments() {}
 
   /**
-   * Sets aside the damaged closed segments wholly covered by the snapshot at {@code snapshotIndex}
-   * (and the segments before them); does nothing when there is no snapshot.
+   * Sets aside the damaged closed segments in {@code logDirectory} wholly covered by the snapshot
+   * at {@code snapshotIndex} (and the segments before them); returns whether it set any aside.
    */
-  static void setAsideDamaged(RaftStorage storage, long snapshotIndex, SizeInBytes maxEntryBytes)
+  static boolean setAsideDamaged(Path logDirectory, long snapshotIndex, ReplicationOptions options)
       throws IOException {
-    if (snapshotIndex < 0) {
-      return;
+    if (snapshotIndex < 0 || !Files.isDirectory(logDirectory)) {
+      return false;
     }
-    List<LogSegmentPath> segments = LogSegmentPath.getLogSegmentPaths(storage);
+    SizeInBytes maxEntryBytes =
+        RaftServerConfigKeys.Log.Appender.bufferByteLimit(RatisProperties.from(options));
+    List<LogSegmentPath> segments = new ArrayList<>();
+    try (Stream<Path> files = Files.list(logDirectory)) {
+      files.map(LogSegmentPath::matchLogSegment).filter(Objects::nonNull).forEach(segments::add);
+    }
+    segments.sort(Comparator.comparingLong(CoveredLogSegments::startOf));
     long damagedEnd = -1;
     for (LogSegmentPath segment : segments) {
       Matcher name = CLOSED_SEGMENT.matcher(segment.getPath().getFileName().toString());
@@ -70,7 +77,7 @@ final class CoveredLogSegments {
       }
     }
     if (damagedEnd < 0) {
-      return;
+      return false;
     }
     for (LogSegmentPath segment : segments) {
       Matcher name = CLOSED_SEGMENT.matcher(segment.getPath().getFileName().toString());
@@ -81,6 +88,12 @@ final class CoveredLogSegments {
         log.warn("set aside log segment {} (covered by snapshot {})", aside, snapshotIndex);
       }
     }
+    return true;
+  }
+
+  private static long startOf(LogSegmentPath segment) {
+    Matcher name = SEGMENT_START.matcher(segment.getPath().getFileName().toString());
+    return name.find() ? Long.parseLong(name.group(1)) : Long.MAX_VALUE;
   }
 
   /** Why the segment cannot be read whole, or null when it holds all its entries. */

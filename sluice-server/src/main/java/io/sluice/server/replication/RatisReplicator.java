@@ -196,11 +196,31 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
     RatisReplicator replicator = new RatisReplicator(options, stateList, null);
     try {
       replicator.startServer();
+      return replicator;
     } catch (IOException | RuntimeException e) {
+      long snapshotIndex = replicator.stateMachine.loadedSnapshotIndex();
       replicator.close();
+      // Ratis refuses a log with a damaged closed segment even when the loaded snapshot covers
+      // it; checked only now, so that a good start never reads the log twice.
+      if (!CoveredLogSegments.setAsideDamaged(replicator.logDirectory(), snapshotIndex, options)) {
+        throw e;
+      }
+    }
+    RatisReplicator retried = new RatisReplicator(options, stateList, null);
+    try {
+      retried.startServer();
+    } catch (IOException | RuntimeException e) {
+      retried.close();
       throw e;
     }
-    return replicator;
+    return retried;
+  }
+
+  /** Where Ratis keeps this group's log segments. */
+  private Path logDirectory() {
+    return RatisProperties.groupDirectory(options, groupId.getUuid().toString())
+        .toPath()
+        .resolve("current");
   }
 
   /** {@link #start}, with the I/O failure unchecked, naming the data directory. */

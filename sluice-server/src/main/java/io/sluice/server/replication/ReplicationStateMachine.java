@@ -18,7 +18,6 @@ import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftGroupMemberId;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.RaftServer;
-import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.protocol.TermIndex;
 import org.apache.ratis.server.raftlog.RaftLog;
 import org.apache.ratis.server.storage.RaftStorage;
@@ -127,12 +126,6 @@ final class ReplicationStateMachine extends BaseStateMachine {
     super.initialize(server, groupId, raftStorage);
     snapshots.init(raftStorage);
     getLifeCycle().startAndTransition(this::loadNewestValidSnapshot);
-    // Ratis opens the log right after this; a damaged segment the snapshot makes redundant must
-    // not stop it.
-    CoveredLogSegments.setAsideDamaged(
-        raftStorage,
-        loadedSnapshotIndex,
-        RaftServerConfigKeys.Log.Appender.bufferByteLimit(server.getProperties()));
   }
 
   @Override
