@@ -330,9 +330,11 @@ class DubboIT {
     System.err.printf("[e2e] dubbo provider flow rule at 3x its limit: %s%n", burst);
     assertThat(burst.failed).isZero();
     assertThat(burst.ok + burst.refused).isEqualTo(calls);
-    // As the HTTP scenario: never above the limit; the lower bound catches a limiter that refuses
-    // far too much (a stalled host delivers evenly sent calls in bunches).
-    assertThat(burst.ok).isBetween(Math.round(expected * 0.8), Math.round(expected * 1.02));
+    // As the HTTP scenario: never above the limit in a window the provider saw, and a stalled host
+    // delivers evenly sent calls in bunches, below the limit when a bunch falls into one second
+    // (129 of 180 at a load average of 45) and a window late at the end. The bounds still catch a
+    // limiter that refuses most calls, or admits a window too many.
+    assertThat(burst.ok).isBetween(Math.round(expected * 0.5), expected + limit);
     assertThat(burst.refusal).contains("flow rule on " + HELLO);
     // Refused calls never reached the implementation.
     assertThat(served(provider)).contains("\"load\":" + burst.ok);
@@ -399,12 +401,14 @@ class DubboIT {
         dataId,
         "[{\"resource\":\""
             + SLOW
-            + "\",\"grade\":0,\"count\":200,\"slowRatioThreshold\":0.5,"
-            + "\"minRequestAmount\":3,\"statIntervalMs\":2000,\"timeWindow\":2}]");
+            + "\",\"grade\":0,\"count\":500,\"slowRatioThreshold\":0.5,"
+            + "\"minRequestAmount\":3,\"statIntervalMs\":5000,\"timeWindow\":2}]");
+    // Slow is 1 s against a 500 ms threshold, so a healthy call that a loaded host stalls for a
+    // few hundred milliseconds (seen at a load average of 45) does not reopen the breaker.
     await()
         .atMost(RULE_DEADLINE)
         .pollInterval(Duration.ZERO)
-        .until(() -> consumer.get("/slow?millis=400").statusCode() == 503);
+        .until(() -> consumer.get("/slow?millis=1000").statusCode() == 503);
     HttpResponse<String> open = consumer.get("/slow?millis=1");
     assertThat(open.statusCode()).isEqualTo(503);
     assertThat(open.body()).contains("degrade rule on " + SLOW);
@@ -423,9 +427,12 @@ class DubboIT {
   @Order(20)
   void aConsumerFlowRuleRefusesBeforeTheCallIsSent() throws Exception {
     publish("dubbo-c-flow-rules", "[{\"resource\":\"" + HELLO + "\",\"grade\":1,\"count\":0}]");
+    // Probes sent before the rule is in force reach the provider: wait with another name.
+    awaitRefusal(consumer, "/hello?name=probe");
     served(provider);
-    String refusal = awaitRefusal(consumer, "/hello?name=unsent");
-    assertThat(refusal).contains("refused by Sluice: flow rule on " + HELLO);
+    HttpResponse<String> refused = consumer.get("/hello?name=unsent");
+    assertThat(refused.statusCode()).isEqualTo(503);
+    assertThat(refused.body()).contains("refused by Sluice: flow rule on " + HELLO);
     assertThat(served(provider)).doesNotContain("unsent");
   }
 

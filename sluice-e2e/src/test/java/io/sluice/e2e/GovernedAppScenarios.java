@@ -163,11 +163,13 @@ abstract class GovernedAppScenarios {
     System.err.printf("[e2e] %s: at 3x the limit: %s%n", appName(), load);
     long expected = Math.round(load.sendSpanSeconds()) * limit;
     assertThat(load.errors()).isZero();
-    // Never above the limit. Below it when a stalled host delivers the evenly sent requests in
-    // bunches (each second refuses all past its 20): seen at 187 of 200 under a load average of
-    // 30, so the lower bound only catches a limiter that refuses far too much.
-    assertThat((long) load.count(200))
-        .isBetween(Math.round(expected * 0.8), Math.round(expected * 1.02));
+    // Never above the limit in any one-second window the app saw. A stalled host delivers the
+    // evenly sent requests in bunches: below the limit when a bunch falls into one second (each
+    // second refuses all past its 20; seen at 187 of 200 under a load average of 30), and spread
+    // over one window more than the sender's span when the last ones arrive late (206 of 200 at a
+    // load average of 45). So the bounds are the sender's windows -20 % and +1 window: a limiter
+    // that refuses far too much, or admits a second window too many, still fails.
+    assertThat((long) load.count(200)).isBetween(Math.round(expected * 0.8), expected + limit);
     assertThat(load.count(200) + load.count(429)).isEqualTo(30 * limit);
 
     configCenter.remove(appName() + "-flow-rules");
@@ -182,11 +184,13 @@ abstract class GovernedAppScenarios {
 
   @Test
   void opensTheBreakerOnSlowCallsThenHalfOpensAndCloses() throws Exception {
-    app.post("/control/work-delay?ms=150");
+    // Slow is 600 ms against a 300 ms threshold, so a healthy call that a loaded host stalls for
+    // 50 ms or more (seen at a load average of 45) does not count as slow and reopen the breaker.
+    app.post("/control/work-delay?ms=600");
     configCenter.publish(
         appName() + "-degrade-rules",
-        "[{\"resource\":\"GET /work\",\"grade\":0,\"count\":50,\"slowRatioThreshold\":0.5,"
-            + "\"minRequestAmount\":3,\"statIntervalMs\":2000,\"timeWindow\":2}]");
+        "[{\"resource\":\"GET /work\",\"grade\":0,\"count\":300,\"slowRatioThreshold\":0.5,"
+            + "\"minRequestAmount\":3,\"statIntervalMs\":5000,\"timeWindow\":2}]");
     await()
         .atMost(RULE_DEADLINE)
         .pollInterval(Duration.ZERO)
