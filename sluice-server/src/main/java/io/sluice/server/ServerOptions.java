@@ -34,7 +34,9 @@ public final class ServerOptions {
   public static final Duration DEFAULT_HEALTH_CHECK_TIMEOUT = Duration.ofSeconds(2);
   public static final Duration DEFAULT_TOKEN_TTL = Duration.ofSeconds(18_000);
   public static final int DEFAULT_MAX_HTTP_CONNECTIONS = 20_000;
+  public static final int DEFAULT_MAX_LOGINS_PER_MINUTE = 60;
   public static final Duration DEFAULT_HTTP_IDLE_TIMEOUT = Duration.ofSeconds(120);
+  public static final Duration DEFAULT_HTTP_HEADER_TIMEOUT = Duration.ofSeconds(10);
   public static final Duration DEFAULT_GRPC_HANDSHAKE_TIMEOUT = Duration.ofSeconds(10);
   public static final long DEFAULT_MIN_FREE_DISK_BYTES = 64L * 1024 * 1024;
 
@@ -99,7 +101,9 @@ public final class ServerOptions {
   private final long maxInstanceMetadataBytes;
   private final long maxBufferedRequestBytes;
   private final int maxHttpConnections;
+  private final int maxLoginsPerMinute;
   private final Duration httpIdleTimeout;
+  private final Duration httpHeaderTimeout;
   private final Duration grpcHandshakeTimeout;
   private final long minFreeDiskBytes;
   private final HealthCheckTargets healthCheckTargets;
@@ -127,7 +131,9 @@ public final class ServerOptions {
     this.maxInstanceMetadataBytes = builder.maxInstanceMetadataBytes;
     this.maxBufferedRequestBytes = builder.maxBufferedRequestBytes;
     this.maxHttpConnections = builder.maxHttpConnections;
+    this.maxLoginsPerMinute = builder.maxLoginsPerMinute;
     this.httpIdleTimeout = builder.httpIdleTimeout;
+    this.httpHeaderTimeout = builder.httpHeaderTimeout;
     this.grpcHandshakeTimeout = builder.grpcHandshakeTimeout;
     this.minFreeDiskBytes = builder.minFreeDiskBytes;
     this.healthCheckTargets = builder.healthCheckTargets;
@@ -353,11 +359,27 @@ public final class ServerOptions {
   }
 
   /**
+   * Logins each source address (the socket's peer) may make a minute, in bursts of up to half of
+   * that; beyond, login answers 429 with the seconds to wait.
+   */
+  public int maxLoginsPerMinute() {
+    return maxLoginsPerMinute;
+  }
+
+  /**
    * An HTTP connection silent this long is closed (longer than a held long-poll, 30 s): it bounds
    * how long an idle or trickling client holds a socket.
    */
   public Duration httpIdleTimeout() {
     return httpIdleTimeout;
+  }
+
+  /**
+   * An HTTP/1.x connection whose request headers are not complete this long after their first byte
+   * is closed: a client trickling headers (slowloris) holds a socket no longer than this.
+   */
+  public Duration httpHeaderTimeout() {
+    return httpHeaderTimeout;
   }
 
   /** A gRPC connection that has not finished its HTTP/2 handshake by then is closed. */
@@ -439,7 +461,9 @@ public final class ServerOptions {
     private long maxInstanceMetadataBytes = defaultMaxInstanceMetadataBytes();
     private long maxBufferedRequestBytes = defaultMaxBufferedRequestBytes();
     private int maxHttpConnections = DEFAULT_MAX_HTTP_CONNECTIONS;
+    private int maxLoginsPerMinute = DEFAULT_MAX_LOGINS_PER_MINUTE;
     private Duration httpIdleTimeout = DEFAULT_HTTP_IDLE_TIMEOUT;
+    private Duration httpHeaderTimeout = DEFAULT_HTTP_HEADER_TIMEOUT;
     private Duration grpcHandshakeTimeout = DEFAULT_GRPC_HANDSHAKE_TIMEOUT;
     private long minFreeDiskBytes = DEFAULT_MIN_FREE_DISK_BYTES;
     private HealthCheckTargets healthCheckTargets = HealthCheckTargets.ANY;
@@ -570,8 +594,22 @@ public final class ServerOptions {
       return this;
     }
 
+    public Builder maxLoginsPerMinute(int logins) {
+      if (logins < 2) {
+        throw new IllegalArgumentException(
+            "max logins per minute must be at least 2, was " + logins);
+      }
+      this.maxLoginsPerMinute = logins;
+      return this;
+    }
+
     public Builder httpIdleTimeout(Duration timeout) {
       this.httpIdleTimeout = positive("HTTP idle timeout", timeout);
+      return this;
+    }
+
+    public Builder httpHeaderTimeout(Duration timeout) {
+      this.httpHeaderTimeout = positive("HTTP header timeout", timeout);
       return this;
     }
 

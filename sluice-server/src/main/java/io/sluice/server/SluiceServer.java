@@ -2,6 +2,7 @@ package io.sluice.server;
 
 import io.sluice.server.auth.AuthFeature;
 import io.sluice.server.auth.AuthService;
+import io.sluice.server.auth.LoginThrottle;
 import io.sluice.server.auth.grpc.GrpcAccessRules;
 import io.sluice.server.auth.http.AuthRoutes;
 import io.sluice.server.auth.http.HttpAccessRules;
@@ -197,6 +198,9 @@ public final class SluiceServer implements AutoCloseable {
           states.add(auth.state());
           return replication.start(replicationOptions, states);
         });
+    // A log that failed on a full disk, or a dead Ratis thread: refuse writes with the reason and
+    // restart the engine in-process once the disk lets it.
+    replicator.supervise(threads.scheduler, disk, clock);
     // With auth on, the server serves once the installation's token key and admin exist.
     CompletableFuture<Void> ready =
         auth.service().enabled()
@@ -236,6 +240,7 @@ public final class SluiceServer implements AutoCloseable {
             new HttpLimits(
                 options.maxHttpConnections(),
                 options.httpIdleTimeout(),
+                options.httpHeaderTimeout(),
                 options.maxBufferedRequestBytes()),
             faults,
             options.tlsCertificate(),
@@ -252,7 +257,10 @@ public final class SluiceServer implements AutoCloseable {
                         : new StoreMembershipChanges(options, replicator),
                     version(),
                     threads.vertx),
-                new AuthRoutes(auth.service()),
+                new AuthRoutes(
+                    auth.service(),
+                    new LoginThrottle(
+                        clock, options.maxLoginsPerMinute(), options.maxLoginsPerMinute() / 2)),
                 // Observability and the console (issue 14).
                 new TrafficRoutes(traffic),
                 new RuleRoutes(config.service()),
@@ -356,14 +364,19 @@ public final class SluiceServer implements AutoCloseable {
   }
 
   /**
-   * What readiness answers: null when the server serves; otherwise why not (starting, the store
-   * failed to start, the disk nearly full, the store's last write failed).
+   * What readiness answers: null when the server serves; otherwise why not (the store cannot
+   * commit, starting, the store failed to start, the disk nearly full, the store's last write
+   * failed).
    */
   private static String whyNotReady(
       BooleanSupplier serving,
       StartingReplicator replicator,
       DiskSpaceGuard disk,
       ReplicatedWrites writes) {
+    String broken = replicator.whyBroken();
+    if (broken != null) {
+      return "the store cannot commit writes: " + broken;
+    }
     if (!serving.getAsBoolean()) {
       Throwable failure = replicator.failure();
       return failure == null

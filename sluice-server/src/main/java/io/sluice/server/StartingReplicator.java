@@ -1,13 +1,19 @@
 package io.sluice.server;
 
+import io.sluice.server.clock.ServerClock;
+import io.sluice.server.feature.WriteGate;
 import io.sluice.server.replication.GroupStatus;
 import io.sluice.server.replication.RatisReplicator;
 import io.sluice.server.replication.ReplicationPeer;
 import io.sluice.server.replication.Replicator;
 import io.sluice.server.replication.ReplicatorNotReadyException;
+import java.io.IOException;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,13 +26,33 @@ import org.slf4j.LoggerFactory;
  *
  * <p>It exists before the replicated states, so that every feature can be built in one step with
  * its writes going here; {@link #start} then starts the real one once all states are known.
+ *
+ * <p>It also keeps the store alive ({@link #supervise}): once a second it asks the engine whether
+ * it can still commit ({@link RatisReplicator#failure()}: its log failed on a full disk, a Ratis
+ * thread died). While it cannot, writes fail at once with the reason, readiness reports it, and as
+ * soon as the write gate allows (space is back) the engine is restarted in-process from durable
+ * state ({@link RatisReplicator#restart}), every {@value #RESTART_RETRY_MILLIS} ms until it works.
  */
 final class StartingReplicator implements Replicator, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(StartingReplicator.class);
 
+  static final long CHECK_MILLIS = 1_000;
+  static final long RESTART_RETRY_MILLIS = 5_000;
+
   private final CompletableFuture<Replicator> starting = new CompletableFuture<>();
   private final boolean standalone;
   private volatile boolean startRequested;
+
+  /** The engine writes go to: set by the first start, replaced by each in-process restart. */
+  private volatile Replicator current;
+
+  /** Why the engine cannot commit now, or null; set and cleared by the supervision. */
+  private volatile String broken;
+
+  private final AtomicBoolean restarting = new AtomicBoolean();
+  private volatile long nextRestartNanos;
+  private volatile String lastRestartFailure;
+  private volatile boolean closed;
 
   /**
    * @param standalone whether the store is a one-peer group: then reads need no barrier even while
@@ -44,7 +70,9 @@ final class StartingReplicator implements Replicator, AutoCloseable {
         new Thread(
             () -> {
               try {
-                starting.complete(replicator.get());
+                Replicator started = replicator.get();
+                current = started;
+                starting.complete(started);
               } catch (RuntimeException | Error e) {
                 starting.completeExceptionally(e);
               }
@@ -54,8 +82,81 @@ final class StartingReplicator implements Replicator, AutoCloseable {
     starter.start();
   }
 
+  /**
+   * Checks the engine every {@value #CHECK_MILLIS} ms on {@code scheduler}, and restarts a failed
+   * one (on a thread of its own) while {@code gate} lets writes through.
+   */
+  void supervise(ScheduledExecutorService scheduler, WriteGate gate, ServerClock clock) {
+    scheduler.scheduleWithFixedDelay(
+        () -> check(gate, clock), CHECK_MILLIS, CHECK_MILLIS, TimeUnit.MILLISECONDS);
+  }
+
+  /** Why the store cannot commit writes now (and what is being done), or null. */
+  String whyBroken() {
+    String known = broken;
+    if (known != null) {
+      return known;
+    }
+    return current instanceof RatisReplicator engine ? engine.failure() : null;
+  }
+
+  void check(WriteGate gate, ServerClock clock) {
+    if (closed || restarting.get() || !(current instanceof RatisReplicator engine)) {
+      return;
+    }
+    String failure = engine.failure();
+    if (failure == null) {
+      return;
+    }
+    if (broken == null) {
+      broken = failure + "; writes are refused until the store restarts itself";
+      log.error("the store cannot commit writes: {}", failure);
+    }
+    String blocked = gate.refusal();
+    if (blocked != null
+        || (lastRestartFailure != null && clock.nanoTime() - nextRestartNanos < 0)) {
+      return;
+    }
+    if (!restarting.compareAndSet(false, true)) {
+      return;
+    }
+    Thread restarter = new Thread(() -> restart(engine, failure, clock), "sluice-store-restart");
+    restarter.setDaemon(true);
+    restarter.start();
+  }
+
+  private void restart(RatisReplicator failed, String failure, ServerClock clock) {
+    try {
+      RatisReplicator fresh = RatisReplicator.restart(failed);
+      current = fresh;
+      if (closed) {
+        fresh.close();
+        return;
+      }
+      broken = null;
+      lastRestartFailure = null;
+      log.info("the store restarted in-process after: {}; writes resume", failure);
+    } catch (IOException | RuntimeException e) {
+      nextRestartNanos = clock.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RESTART_RETRY_MILLIS);
+      String why = String.valueOf(e.getMessage());
+      broken = failure + "; restarting the store failed: " + why;
+      if (!why.equals(lastRestartFailure)) {
+        lastRestartFailure = why;
+        log.warn(
+            "restarting the store failed (retrying every {} ms): {}", RESTART_RETRY_MILLIS, why);
+      }
+    } finally {
+      restarting.set(false);
+    }
+  }
+
   @Override
   public CompletableFuture<Object> submit(String stateName, byte[] command) {
+    String down = broken;
+    if (down != null) {
+      return CompletableFuture.failedFuture(
+          new ReplicatorNotReadyException("the store cannot commit writes now: " + down));
+    }
     Replicator started = started();
     if (started != null) {
       return started.submit(stateName, command);
@@ -70,7 +171,7 @@ final class StartingReplicator implements Replicator, AutoCloseable {
   @Override
   public boolean isReady() {
     Replicator started = started();
-    return started != null && started.isReady();
+    return broken == null && started != null && started.isReady();
   }
 
   @Override
@@ -125,17 +226,19 @@ final class StartingReplicator implements Replicator, AutoCloseable {
   }
 
   private Replicator started() {
-    return starting.isDone() && !starting.isCompletedExceptionally() ? starting.join() : null;
+    return current;
   }
 
   @Override
   public void close() {
+    closed = true;
     if (!startRequested) {
       // Never started (an earlier part of the server failed): nothing to close.
       starting.completeExceptionally(new ReplicatorNotReadyException("the server is closing"));
     }
     try {
-      Replicator replicator = starting.join();
+      starting.join();
+      Replicator replicator = current;
       if (replicator instanceof AutoCloseable closeable) {
         closeable.close();
       }

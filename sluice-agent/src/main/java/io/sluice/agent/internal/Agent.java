@@ -104,6 +104,7 @@ final class Agent {
           RuleWatcher.forApplication(
               name,
               servers,
+              config.credentials(),
               config.namespace(),
               List.of(RuleType.values()),
               governor,

@@ -1,5 +1,6 @@
 package io.sluice.agent.internal;
 
+import io.sluice.agent.rules.ConfigCredentials;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -38,6 +39,9 @@ public final class AgentConfig {
   public static final String TRAFFIC_REPORT = "traffic.report";
   public static final String TRAFFIC_ALL_RESOURCES = "traffic.all-resources";
   public static final String METRICS_PORT = "metrics.port";
+  public static final String USERNAME = "username";
+  public static final String PASSWORD = "password";
+  public static final String ACCESS_TOKEN = "access.token";
 
   public static final int DEFAULT_FLOW_BLOCK_STATUS = 429;
   public static final int DEFAULT_DEGRADE_BLOCK_STATUS = 503;
@@ -63,7 +67,10 @@ public final class AgentConfig {
           WEAVE_CACHE,
           TRAFFIC_REPORT,
           TRAFFIC_ALL_RESOURCES,
-          METRICS_PORT);
+          METRICS_PORT,
+          USERNAME,
+          PASSWORD,
+          ACCESS_TOKEN);
 
   private static final java.util.regex.Pattern LANE_TAG =
       java.util.regex.Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
@@ -114,6 +121,17 @@ public final class AgentConfig {
               + "' (from "
               + sources.get(LANE)
               + ") must be 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit");
+    }
+    if (values.containsKey(USERNAME) != values.containsKey(PASSWORD)) {
+      String set = values.containsKey(USERNAME) ? USERNAME : PASSWORD;
+      String missing = set.equals(USERNAME) ? PASSWORD : USERNAME;
+      throw new IllegalArgumentException(
+          set
+              + " (from "
+              + sources.get(set)
+              + ") is set without "
+              + missing
+              + "; logging in to the config center needs both");
     }
     // Spring's own sources of the application name, readable before Spring starts.
     if (!values.containsKey(APP_NAME)) {
@@ -183,6 +201,16 @@ public final class AgentConfig {
       }
     }
     return servers;
+  }
+
+  /**
+   * What the agent logs in to the config center with when it has auth on: {@code username} and
+   * {@code password} (both, or neither: {@link #resolve} checks), or a ready {@code access.token};
+   * none when neither is set.
+   */
+  public ConfigCredentials credentials() {
+    return new ConfigCredentials(
+        values.get(USERNAME), values.get(PASSWORD), values.get(ACCESS_TOKEN));
   }
 
   /** The namespace (tenant); empty for the default one. */

@@ -13,31 +13,57 @@ import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The two calls of Nacos's HTTP v1 config API the rule watcher needs: read one config, and hold a
  * long poll until one of the watched configs changes. Speaks to one server at a time; the watcher
  * moves to the next address when a call fails. Works against sluice-server and stock Nacos alike.
+ *
+ * <p>Against a server with auth on, each call carries an {@code accessToken}: the configured one,
+ * or one from logging in with the configured user name and password, renewed when 90% of its
+ * lifetime has passed or when the server refuses it. Used by the watcher's thread only.
  */
 final class ConfigCenterClient {
   static final String CONFIGS_PATH = "/nacos/v1/cs/configs";
   static final String LISTENER_PATH = "/nacos/v1/cs/configs/listener";
+  static final String LOGIN_PATH = "/nacos/v1/auth/users/login";
+  private static final Pattern ACCESS_TOKEN =
+      Pattern.compile("\"accessToken\"\\s*:\\s*\"([^\"]*)\"");
+  private static final Pattern TOKEN_TTL = Pattern.compile("\"tokenTtl\"\\s*:\\s*(\\d+)");
 
   private final HttpClient http;
   private final List<String> servers;
   private final Duration connectAndReadTimeout;
+  private final ConfigCredentials credentials;
   private int current;
+
+  /** The token from the last login, or null; with the nanoTime at which to renew it. */
+  private String loggedInToken;
+
+  private long renewAtNanos;
 
   /**
    * @param servers {@code host:port} or {@code http://host:port} addresses, tried in turn
    */
   ConfigCenterClient(HttpClient http, List<String> servers, Duration connectAndReadTimeout) {
+    this(http, servers, connectAndReadTimeout, ConfigCredentials.NONE);
+  }
+
+  ConfigCenterClient(
+      HttpClient http,
+      List<String> servers,
+      Duration connectAndReadTimeout,
+      ConfigCredentials credentials) {
     if (servers.isEmpty()) {
       throw new IllegalArgumentException("no config center address");
     }
     this.http = http;
     this.servers = List.copyOf(servers);
     this.connectAndReadTimeout = connectAndReadTimeout;
+    this.credentials = credentials;
   }
 
   /** The document as stored, or a missing result (404); throws if the server did not answer. */
@@ -47,7 +73,8 @@ final class ConfigCenterClient {
             + encode(key.dataId())
             + "&group="
             + encode(key.group())
-            + (key.tenant().isEmpty() ? "" : "&tenant=" + encode(key.tenant()));
+            + (key.tenant().isEmpty() ? "" : "&tenant=" + encode(key.tenant()))
+            + tokenParameter("&");
     HttpRequest request =
         HttpRequest.newBuilder(URI.create(base() + CONFIGS_PATH + "?" + query))
             .timeout(connectAndReadTimeout)
@@ -58,7 +85,7 @@ final class ConfigCenterClient {
       return ConfigDocument.missing(key);
     }
     if (response.statusCode() != 200) {
-      throw failure("GET " + key, response.statusCode());
+      throw failure("GET " + key, response);
     }
     String content = response.body();
     return new ConfigDocument(key, content, md5(content));
@@ -72,7 +99,7 @@ final class ConfigCenterClient {
       throws IOException, InterruptedException {
     String form = "Listening-Configs=" + encode(ListeningConfigs.encode(md5ByKey));
     HttpRequest request =
-        HttpRequest.newBuilder(URI.create(base() + LISTENER_PATH))
+        HttpRequest.newBuilder(URI.create(base() + LISTENER_PATH + tokenParameter("?")))
             .timeout(hold.plus(connectAndReadTimeout))
             .header("Content-Type", "application/x-www-form-urlencoded; charset=UTF-8")
             .header("Long-Pulling-Timeout", Long.toString(hold.toMillis()))
@@ -80,7 +107,7 @@ final class ConfigCenterClient {
             .build();
     HttpResponse<String> response = send(request);
     if (response.statusCode() != 200) {
-      throw failure("listener", response.statusCode());
+      throw failure("listener", response);
     }
     return ListeningConfigs.decodeChanged(response.body());
   }
@@ -103,6 +130,46 @@ final class ConfigCenterClient {
   /** Moves to the next server address, after a failed call. */
   void failOver() {
     current = (current + 1) % servers.size();
+    loggedInToken = null;
+  }
+
+  /** {@code accessToken=...} after {@code separator}, or "" when there is no token to send. */
+  private String tokenParameter(String separator) throws IOException, InterruptedException {
+    String token = credentials.accessToken();
+    if (credentials.logsIn()) {
+      if (loggedInToken == null || System.nanoTime() - renewAtNanos >= 0) {
+        logIn();
+      }
+      token = loggedInToken;
+    }
+    return token == null || token.isEmpty() ? "" : separator + "accessToken=" + encode(token);
+  }
+
+  private void logIn() throws IOException, InterruptedException {
+    String form =
+        "username="
+            + encode(credentials.username())
+            + "&password="
+            + encode(credentials.password());
+    HttpRequest request =
+        HttpRequest.newBuilder(URI.create(base() + LOGIN_PATH))
+            .timeout(connectAndReadTimeout)
+            .header("Content-Type", "application/x-www-form-urlencoded; charset=UTF-8")
+            .POST(HttpRequest.BodyPublishers.ofString(form))
+            .build();
+    long sentAt = System.nanoTime();
+    HttpResponse<String> response = send(request);
+    if (response.statusCode() != 200) {
+      throw failure("login as " + credentials.describe(), response);
+    }
+    Matcher token = ACCESS_TOKEN.matcher(response.body());
+    if (!token.find()) {
+      throw new IOException("login as " + credentials.describe() + " answered no accessToken");
+    }
+    Matcher ttl = TOKEN_TTL.matcher(response.body());
+    long ttlSeconds = ttl.find() ? Long.parseLong(ttl.group(1)) : 18_000;
+    loggedInToken = token.group(1);
+    renewAtNanos = sentAt + TimeUnit.SECONDS.toNanos(ttlSeconds) * 9 / 10;
   }
 
   String currentServer() {
@@ -128,9 +195,33 @@ final class ConfigCenterClient {
     return URLEncoder.encode(s, StandardCharsets.UTF_8);
   }
 
-  private static IOException failure(String call, int status) {
+  private IOException failure(String call, HttpResponse<String> response) {
+    int status = response.statusCode();
     String message = call + " answered " + status;
+    if (status == 401 || status == 403) {
+      loggedInToken = null; // log in again next time: the token may have expired or been revoked
+      String body = response.body() == null ? "" : response.body().strip();
+      boolean login = call.startsWith("login");
+      return new AccessDeniedException(
+          message
+              + (body.isEmpty() ? "" : " (" + abbreviate(body) + ")")
+              + (login ? "" : " with " + credentials.describe())
+              + "; check sluice.username and sluice.password (or sluice.access.token)");
+    }
     return status >= 500 ? new ServerAnsweredException(message) : new IOException(message);
+  }
+
+  private static String abbreviate(String s) {
+    return s.length() <= 200 ? s : s.substring(0, 200) + "...";
+  }
+
+  /** The server refused the agent's credentials (401, 403): retrying elsewhere will not help. */
+  static final class AccessDeniedException extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    AccessDeniedException(String message) {
+      super(message);
+    }
   }
 
   /** The server answered with a 5xx status: it is up, but failing (e.g. still starting). */

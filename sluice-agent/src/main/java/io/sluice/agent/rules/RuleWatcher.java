@@ -97,10 +97,12 @@ public final class RuleWatcher implements AutoCloseable {
    * @param servers config center addresses ({@code host:port}), tried in turn
    * @param namespace the namespace (tenant); empty for the default one
    * @param cacheDirectory where the last rules are kept between runs
+   * @param credentials what the agent logs in with when the config center has auth on
    */
   public static RuleWatcher forApplication(
       String applicationName,
       List<String> servers,
+      ConfigCredentials credentials,
       String namespace,
       List<RuleType> types,
       RuleSink sink,
@@ -124,7 +126,8 @@ public final class RuleWatcher implements AutoCloseable {
                     .version(HttpClient.Version.HTTP_1_1)
                     .build(),
                 servers,
-                CALL_TIMEOUT),
+                CALL_TIMEOUT,
+                credentials),
         watched,
         sink,
         new RuleCache(cacheDirectory),
@@ -215,16 +218,21 @@ public final class RuleWatcher implements AutoCloseable {
         log.warn(
             "config center "
                 + client.currentServer()
-                + (e instanceof ConfigCenterClient.ServerAnsweredException
-                    ? " failing ("
-                    : " unreachable (")
+                + (e instanceof ConfigCenterClient.AccessDeniedException
+                    ? " refuses the agent ("
+                    : e instanceof ConfigCenterClient.ServerAnsweredException
+                        ? " failing ("
+                        : " unreachable (")
                 + e
                 + "); rules in force stay, retrying with backoff");
         unreachableReported = true;
       }
       synced = false;
       Duration wait = backoff.next();
-      if (e instanceof ConfigCenterClient.ServerAnsweredException) {
+      if (e instanceof ConfigCenterClient.AccessDeniedException) {
+        // Another address of the same cluster would refuse the same credentials.
+        sleeper.sleep(wait);
+      } else if (e instanceof ConfigCenterClient.ServerAnsweredException) {
         // Up but failing (e.g. still starting): retry soon, no more than twice a second.
         sleeper.sleep(wait.compareTo(MAX_WAIT_AFTER_ANSWER) > 0 ? MAX_WAIT_AFTER_ANSWER : wait);
       } else {

@@ -112,4 +112,22 @@ class AgentConfigTest {
     assertThat(config.enabledInstrumentations()).containsExactly("java-thread");
     assertThat(config.weaveCache()).isFalse();
   }
+
+  @Test
+  void takesConfigCenterCredentialsFromAnySourceAndNeedsBothNameAndPassword() {
+    AgentConfig config =
+        AgentConfig.resolve(
+            "username=agent",
+            Map.of("sluice.password", "s3cret"),
+            Map.of("SLUICE_ACCESS_TOKEN", "t"));
+    assertThat(config.credentials().username()).isEqualTo("agent");
+    assertThat(config.credentials().password()).isEqualTo("s3cret");
+    assertThat(config.credentials().accessToken()).isEqualTo("t");
+    assertThat(config.credentials().toString()).doesNotContain("s3cret");
+    assertThat(AgentConfig.resolve(null, Map.of(), Map.of()).credentials().username()).isNull();
+
+    assertThatThrownBy(() -> AgentConfig.resolve("username=agent", Map.of(), Map.of()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("username (from agent argument username) is set without password");
+  }
 }

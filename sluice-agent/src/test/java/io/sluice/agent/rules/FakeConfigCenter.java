@@ -29,6 +29,11 @@ final class FakeConfigCenter implements AutoCloseable {
   final AtomicInteger gets = new AtomicInteger();
   final AtomicInteger listens = new AtomicInteger();
   private volatile int failWith;
+  final AtomicInteger logins = new AtomicInteger();
+  private volatile String username;
+  private volatile String password;
+  private volatile String token;
+  private volatile long tokenTtlSeconds;
 
   /** Counted down when a long-poll is held, waiting for a change: a test publishes after it. */
   final CountDownLatch holding = new CountDownLatch(1);
@@ -42,6 +47,7 @@ final class FakeConfigCenter implements AutoCloseable {
     server = HttpServer.create(new InetSocketAddress("127.0.0.1", port), 16);
     server.createContext(ConfigCenterClient.LISTENER_PATH, this::listen);
     server.createContext(ConfigCenterClient.CONFIGS_PATH, this::get);
+    server.createContext(ConfigCenterClient.LOGIN_PATH, this::login);
     server.setExecutor(executor);
     server.start();
   }
@@ -63,6 +69,57 @@ final class FakeConfigCenter implements AutoCloseable {
     return ConfigCenterClient.md5(configs.get(key));
   }
 
+  /**
+   * From now on, answers config calls only with a token from logging in as {@code username} with
+   * {@code password} (403 otherwise), as Nacos does with auth on; tokens last {@code ttlSeconds}.
+   */
+  void requireLogin(String username, String password, long ttlSeconds) {
+    this.username = username;
+    this.password = password;
+    this.tokenTtlSeconds = ttlSeconds;
+  }
+
+  /** Invalidates the token handed out so far, as a restart with a new key would. */
+  void revokeTokens() {
+    token = null;
+  }
+
+  private void login(HttpExchange exchange) throws IOException {
+    logins.incrementAndGet();
+    String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+    Map<String, String> form = parse(body);
+    if (username == null) {
+      respond(exchange, 200, "{\"accessToken\":\"\",\"tokenTtl\":18000}");
+      return;
+    }
+    if (!username.equals(form.get("username")) || !password.equals(form.get("password"))) {
+      respond(exchange, 401, "unknown user or wrong password");
+      return;
+    }
+    token = "token-" + logins.get();
+    respond(
+        exchange,
+        200,
+        "{\"accessToken\":\""
+            + token
+            + "\",\"tokenTtl\":"
+            + tokenTtlSeconds
+            + ",\"globalAdmin\":true}");
+  }
+
+  /** False, having answered 403, when auth is on and the call carries no valid token. */
+  private boolean authorized(HttpExchange exchange) throws IOException {
+    if (username == null) {
+      return true;
+    }
+    String given = parse(exchange.getRequestURI().getRawQuery()).get("accessToken");
+    if (given != null && given.equals(token)) {
+      return true;
+    }
+    respond(exchange, 403, "user not found!");
+    return false;
+  }
+
   /** From now on, answers every call with {@code status} (0: serve normally again). */
   void failWith(int status) {
     failWith = status;
@@ -72,6 +129,9 @@ final class FakeConfigCenter implements AutoCloseable {
     gets.incrementAndGet();
     if (failWith != 0) {
       respond(exchange, failWith, "failing on purpose");
+      return;
+    }
+    if (!authorized(exchange)) {
       return;
     }
     Map<String, String> query = parse(exchange.getRequestURI().getRawQuery());
@@ -92,6 +152,9 @@ final class FakeConfigCenter implements AutoCloseable {
     listens.incrementAndGet();
     if (failWith != 0) {
       respond(exchange, failWith, "failing on purpose");
+      return;
+    }
+    if (!authorized(exchange)) {
       return;
     }
     String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);

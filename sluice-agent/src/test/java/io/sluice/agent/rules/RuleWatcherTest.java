@@ -48,9 +48,13 @@ class RuleWatcherTest {
   }
 
   private RuleWatcher watcher(List<String> servers, Duration hold) {
+    return watcher(servers, hold, ConfigCredentials.NONE);
+  }
+
+  private RuleWatcher watcher(List<String> servers, Duration hold, ConfigCredentials credentials) {
     HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     return new RuleWatcher(
-        () -> new ConfigCenterClient(http, servers, Duration.ofSeconds(2)),
+        () -> new ConfigCenterClient(http, servers, Duration.ofSeconds(2), credentials),
         Map.of(FLOW, RuleType.FLOW),
         sink,
         new RuleCache(cacheDir),
@@ -67,6 +71,71 @@ class RuleWatcherTest {
   /** The total time slept, in ms. */
   private long sleptMillis() {
     return sleeps.stream().mapToLong(Duration::toMillis).sum();
+  }
+
+  @Test
+  void logsInWithItsCredentialsAndLogsInAgainWhenTheTokenIsRefused() throws Exception {
+    server = new FakeConfigCenter();
+    server.requireLogin("agent", "s3cret", 18_000);
+    server.publish(FLOW, RULES_A);
+    RuleWatcher watcher =
+        watcher(
+            List.of(server.address()),
+            Duration.ofSeconds(1),
+            new ConfigCredentials("agent", "s3cret", null));
+
+    watcher.pollOnce();
+    assertThat(sink.applied).containsExactly("FLOW:" + RULES_A);
+    assertThat(server.logins.get()).isEqualTo(1);
+
+    server.revokeTokens();
+    server.publish(FLOW, RULES_B);
+    watcher.pollOnce(); // the listener is refused: 403
+    assertThat(logBytes.toString(StandardCharsets.UTF_8)).contains("refuses the agent");
+    watcher.pollOnce(); // logs in again and reads
+    assertThat(sink.applied).containsExactly("FLOW:" + RULES_A, "FLOW:" + RULES_B);
+    assertThat(server.logins.get()).isEqualTo(2);
+  }
+
+  @Test
+  void renewsTheTokenBeforeItExpires() throws Exception {
+    server = new FakeConfigCenter();
+    server.requireLogin("agent", "s3cret", 1); // renewed after 0.9 s
+    server.publish(FLOW, RULES_A);
+    RuleWatcher watcher =
+        watcher(
+            List.of(server.address()),
+            Duration.ofSeconds(1),
+            new ConfigCredentials("agent", "s3cret", null));
+
+    for (int i = 0; i < 5; i++) {
+      watcher.pollOnce(); // each held listen lasts half a second here
+    }
+    assertThat(server.logins.get()).isGreaterThanOrEqualTo(2);
+    assertThat(logBytes.toString(StandardCharsets.UTF_8)).doesNotContain("refuses the agent");
+  }
+
+  @Test
+  void aWrongPasswordIsReportedOnceWithoutThePasswordAndNoRulesChange() throws Exception {
+    server = new FakeConfigCenter();
+    server.requireLogin("agent", "s3cret", 18_000);
+    server.publish(FLOW, RULES_A);
+    RuleWatcher watcher =
+        watcher(
+            List.of(server.address()),
+            Duration.ofSeconds(1),
+            new ConfigCredentials("agent", "wrong-one", null));
+
+    watcher.pollOnce();
+    watcher.pollOnce();
+
+    String logged = logBytes.toString(StandardCharsets.UTF_8);
+    assertThat(logged.split("refuses the agent", -1)).as("reported once").hasSize(2);
+    assertThat(logged)
+        .contains("answered 401")
+        .contains("user 'agent'")
+        .doesNotContain("wrong-one");
+    assertThat(sink.applied).isEmpty();
   }
 
   @Test

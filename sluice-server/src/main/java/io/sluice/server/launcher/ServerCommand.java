@@ -145,6 +145,14 @@ final class ServerCommand implements Callable<Integer> {
   Integer maxHttpConnections;
 
   @Option(
+      names = "--max-logins-per-minute",
+      paramLabel = "N",
+      description =
+          "Logins each client address may make a minute, in bursts of up to half; beyond, login"
+              + " answers 429 (default: 60).")
+  Integer maxLoginsPerMinute;
+
+  @Option(
       names = "--min-free-disk-bytes",
       paramLabel = "BYTES",
       description =
@@ -207,6 +215,9 @@ final class ServerCommand implements Callable<Integer> {
       }
       if (maxHttpConnections != null) {
         builder.maxHttpConnections(maxHttpConnections);
+      }
+      if (maxLoginsPerMinute != null) {
+        builder.maxLoginsPerMinute(maxLoginsPerMinute);
       }
       if (tlsCert != null || tlsKey != null) {
         if (tlsCert == null || tlsKey == null) {

@@ -76,10 +76,11 @@ public final class NamingFeature implements AutoCloseable {
   }
 
   /**
-   * As above, with a bound on the metadata all ephemeral instances hold together.
+   * As above, with a bound on the metadata instances hold together: all ephemeral ones, and
+   * separately all persistent ones.
    *
-   * @param maxInstanceMetadataBytes characters of metadata (keys and values) in total; a
-   *     registration beyond is refused {@code OVERLOADED}
+   * @param maxInstanceMetadataBytes characters of metadata (keys and values) in total, for each
+   *     kind; a registration beyond is refused {@code OVERLOADED}
    * @param cluster in a cluster, how this node shares its ephemeral instances; empty standalone
    * @param scheduler where a cluster node reconciles its shared instances (unused standalone)
    */
@@ -96,7 +97,7 @@ public final class NamingFeature implements AutoCloseable {
     this.registry = new ServiceRegistry(clock, maxInstanceMetadataBytes);
     NamingPushes pushes = new NamingPushes(registry, pushThread, pushDelayMillis);
     registry.onChange(pushes);
-    this.store = new NamingStore(registry);
+    this.store = new NamingStore(registry, maxInstanceMetadataBytes);
     this.beats =
         new BeatMonitor(
             registry, clock, maxHeartbeatClients, BeatMonitor.DEFAULT_MAX_SERVICES_PER_CLIENT);

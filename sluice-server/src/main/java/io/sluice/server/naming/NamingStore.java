@@ -41,6 +41,11 @@ import org.slf4j.LoggerFactory;
  * int format, int metaCount}, then service and meta per service, {@code int instanceCount}, then
  * service and instance per persistent instance ({@link NamingCommand} gives the encodings).
  *
+ * <p>Persistent instances' metadata (characters of keys and values, all together) is bounded here,
+ * in apply, so every replica refuses the same registration: one that would grow it past the bound
+ * is rejected {@code OVERLOADED}, naming the limit; shrinking always applies. Every node of a
+ * cluster must run with the same bound.
+ *
  * <p>Concurrency: apply and snapshots run on the replicator's apply thread only.
  */
 final class NamingStore implements ReplicatedState {
@@ -51,9 +56,21 @@ final class NamingStore implements ReplicatedState {
   private final ServiceRegistry registry;
   private final Map<ServiceKey, Map<String, Instance>> persistent = new HashMap<>();
   private final Map<ServiceKey, ServiceMeta> metas = new HashMap<>();
+  private final long maxMetadataChars;
+
+  /** Metadata characters the persistent instances hold; apply thread only. */
+  private long metadataChars;
 
   NamingStore(ServiceRegistry registry) {
+    this(registry, Long.MAX_VALUE);
+  }
+
+  /**
+   * @param maxMetadataChars bound on the metadata of all persistent instances together
+   */
+  NamingStore(ServiceRegistry registry, long maxMetadataChars) {
     this.registry = registry;
+    this.maxMetadataChars = maxMetadataChars;
   }
 
   @Override
@@ -74,6 +91,10 @@ final class NamingStore implements ReplicatedState {
           Fault.INTERNAL, "unreadable naming command: " + e.getMessage());
     }
     if (decoded instanceof PutInstance put) {
+      NamingOutcome full = refuseGrowth(put.service(), put.instance());
+      if (full != null) {
+        return full;
+      }
       putInstance(put.service(), put.instance());
       return NamingOutcome.APPLIED;
     }
@@ -125,8 +146,33 @@ final class NamingStore implements ReplicatedState {
     return ephemeralPresent || metas.containsKey(service) || persistent.containsKey(service);
   }
 
+  /** The refusal when putting {@code instance} would grow the metadata past its bound, or null. */
+  private NamingOutcome refuseGrowth(ServiceKey service, Instance instance) {
+    Map<String, Instance> instances = persistent.get(service);
+    Instance old = instances == null ? null : instances.get(instance.endpointKey());
+    long growth = metadataChars(instance) - metadataChars(old);
+    if (growth <= 0 || metadataChars + growth <= maxMetadataChars) {
+      return null;
+    }
+    return new NamingOutcome.Rejected(
+        Fault.OVERLOADED,
+        "persistent instance metadata is full: persistent instances hold "
+            + metadataChars
+            + " of the "
+            + maxMetadataChars
+            + " characters allowed (max-instance-metadata-bytes)");
+  }
+
+  private static long metadataChars(Instance instance) {
+    return instance == null ? 0 : MetadataBudget.sizeOf(List.of(instance));
+  }
+
   private void putInstance(ServiceKey service, Instance instance) {
-    persistent.computeIfAbsent(service, k -> new HashMap<>()).put(instance.endpointKey(), instance);
+    Instance replaced =
+        persistent
+            .computeIfAbsent(service, k -> new HashMap<>())
+            .put(instance.endpointKey(), instance);
+    metadataChars += metadataChars(instance) - metadataChars(replaced);
     Instance current = registry.persistent(service, instance.endpointKey());
     // A re-registration keeps the health the checker found, until it checks again.
     registry.putPersistent(
@@ -136,7 +182,7 @@ final class NamingStore implements ReplicatedState {
   private void removeInstance(ServiceKey service, String endpoint) {
     Map<String, Instance> instances = persistent.get(service);
     if (instances != null) {
-      instances.remove(endpoint);
+      metadataChars -= metadataChars(instances.remove(endpoint));
       if (instances.isEmpty()) {
         persistent.remove(service);
       }
@@ -160,6 +206,10 @@ final class NamingStore implements ReplicatedState {
       changed = update.change().applyTo(service, old);
     } catch (NamingException invalid) {
       return new NamingOutcome.Rejected(Fault.INVALID, invalid.getMessage());
+    }
+    NamingOutcome full = refuseGrowth(service, changed);
+    if (full != null) {
+      return full;
     }
     putInstance(service, changed);
     return NamingOutcome.APPLIED;
@@ -260,6 +310,10 @@ final class NamingStore implements ReplicatedState {
     metas.clear();
     metas.putAll(loadedMetas);
     persistent.putAll(loaded);
+    metadataChars = 0;
+    for (Map<String, Instance> instances : loaded.values()) {
+      metadataChars += MetadataBudget.sizeOf(List.copyOf(instances.values()));
+    }
     for (Map.Entry<ServiceKey, ServiceMeta> entry : metas.entrySet()) {
       registry.putMeta(entry.getKey(), entry.getValue());
     }

@@ -90,12 +90,22 @@ import org.slf4j.LoggerFactory;
  * leader within {@code requestTimeout} fails the write with {@link ReplicatorNotReadyException}
  * (outcome unknown: the leader may still commit it). {@link #readBarrier()} is Ratis's ReadIndex,
  * for linearizable reads on any peer.
+ *
+ * <p><b>Failure.</b> Ratis does not recover from a failed write of its log (a full disk, an I/O
+ * error) or from one of its threads dying (an {@link OutOfMemoryError}): the group member stops or
+ * stops committing for good. {@link #failure()} says when that happened and why; {@link #restart}
+ * then replaces the engine in-process from durable state, keeping the states as applied.
  */
 public final class RatisReplicator implements Replicator, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(RatisReplicator.class);
 
   /** How long {@link #close()} waits for accepted submissions to finish before failing them. */
   public static final Duration CLOSE_DRAIN_TIMEOUT = Duration.ofSeconds(5);
+
+  /** How long closing Ratis may take before the deadlock work-around steps in (see stopRatis). */
+  private static final Duration RATIS_STOP_PATIENCE = Duration.ofSeconds(10);
+
+  private static final int RATIS_STOP_ATTEMPTS = 3;
 
   /** How long {@link #takeSnapshot()} may take before its future fails. */
   private static final Duration SNAPSHOT_REQUEST_TIMEOUT = Duration.ofMinutes(1);
@@ -106,7 +116,9 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
   private final ClientId clientId = ClientId.randomId();
   private final AtomicLong nextAdminCallId = new AtomicLong(Long.MAX_VALUE / 2);
   private final Map<String, byte[]> stateNames;
+  private final List<ReplicatedState> states;
   private final ReplicationStateMachine stateMachine;
+  private final EngineThreadGroup engineThreads;
   private final BatchProposer proposer;
   private final Executor completionExecutor;
   private final List<ExecutorService> ownedExecutors;
@@ -140,10 +152,19 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
 
   private volatile RaftServer server;
 
-  private RatisReplicator(ReplicationOptions options, List<ReplicatedState> states) {
+  /** Why the engine stopped committing, once known; never cleared. */
+  private volatile String failure;
+
+  /** False when closing Ratis did not finish: its storage may still be in use. */
+  private volatile boolean ratisStopped = true;
+
+  private RatisReplicator(
+      ReplicationOptions options, List<ReplicatedState> states, SnapshotFile.Position statesHold) {
     this.options = options;
+    this.states = states;
     this.groupId = groupIdFor(options.groupName());
     this.selfId = RaftPeerId.valueOf(options.self().id());
+    this.engineThreads = new EngineThreadGroup("sluice-ratis-" + selfId);
     this.stateNames = new HashMap<>();
     for (ReplicatedState state : states) {
       stateNames.put(state.name(), state.name().getBytes(StandardCharsets.UTF_8));
@@ -204,7 +225,8 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
               public void onEntryApplied(int commands) {
                 maySendCommitCarrier(commands);
               }
-            });
+            },
+            statesHold);
   }
 
   /**
@@ -222,14 +244,34 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
     Objects.requireNonNull(options, "options");
     List<ReplicatedState> stateList = List.copyOf(states);
     validateStates(stateList);
-    RatisReplicator replicator = new RatisReplicator(options, stateList);
+    RatisReplicator replicator = new RatisReplicator(options, stateList, null);
     try {
       replicator.startServer();
+      return replicator;
     } catch (IOException | RuntimeException e) {
+      long snapshotIndex = replicator.stateMachine.loadedSnapshotIndex();
       replicator.close();
+      // Ratis refuses a log with a damaged closed segment even when the loaded snapshot covers
+      // it; checked only now, so that a good start never reads the log twice.
+      if (!CoveredLogSegments.setAsideDamaged(replicator.logDirectory(), snapshotIndex, options)) {
+        throw e;
+      }
+    }
+    RatisReplicator retried = new RatisReplicator(options, stateList, null);
+    try {
+      retried.startServer();
+    } catch (IOException | RuntimeException e) {
+      retried.close();
       throw e;
     }
-    return replicator;
+    return retried;
+  }
+
+  /** Where Ratis keeps this group's log segments. */
+  private Path logDirectory() {
+    return RatisProperties.groupDirectory(options, groupId.getUuid().toString())
+        .toPath()
+        .resolve("current");
   }
 
   /** {@link #start}, with the I/O failure unchecked, naming the data directory. */
@@ -240,6 +282,93 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start the store in " + options.dataDir(), e);
     }
+  }
+
+  /**
+   * Replaces a {@linkplain #failure() failed} replicator with a new engine over the same data
+   * directory and states, losing no applied write: closes the failed one (its pending submissions
+   * fail, outcome unknown), writes a snapshot of the states exactly as applied, and starts a new
+   * Ratis server from it, which replays only the log after it (entries written but not yet applied)
+   * and leaves the states in place, so readers never see them go back. Call it once the cause is
+   * gone (space freed); on failure it can be called again.
+   *
+   * @throws IOException when the snapshot or the log cannot be written or opened (still no space),
+   *     or when an apply was cut short half-way, so the states may hold part of an entry: then only
+   *     a restart of the process rebuilds them from disk
+   */
+  public static RatisReplicator restart(RatisReplicator failed) throws IOException {
+    failed.close();
+    if (!failed.ratisStopped) {
+      throw new IOException(
+          "the failed Ratis server did not stop within "
+              + RATIS_STOP_PATIENCE.multipliedBy(RATIS_STOP_ATTEMPTS).toSeconds()
+              + " s; restart the server");
+    }
+    if (failed.stateMachine.tornMidApply()) {
+      throw new IOException(
+          "an apply was cut short half-way, so the states may hold part of a log entry; restart"
+              + " the server to rebuild them from disk");
+    }
+    SnapshotFile.Position applied = failed.writeSnapshotOfAppliedStates();
+    RatisReplicator replicator = new RatisReplicator(failed.options, failed.states, applied);
+    try {
+      replicator.startServer();
+    } catch (IOException | RuntimeException e) {
+      replicator.close();
+      throw e;
+    }
+    log.info("the store was restarted in-process from the snapshot at {}", applied);
+    return replicator;
+  }
+
+  /**
+   * Why this replicator can no longer commit writes: its log failed to write, one of Ratis's
+   * threads died, or Ratis stopped the group member; null while it works (or was closed normally).
+   * Once failed it stays failed: see {@link #restart}.
+   */
+  public String failure() {
+    String known = failure;
+    if (known != null || closed.get()) {
+      return known;
+    }
+    String now = stateMachine.logFailure();
+    if (now == null) {
+      now = engineThreads.death();
+    }
+    RaftServer raft = server;
+    if (now == null && raft != null) {
+      try {
+        if (!raft.getDivision(groupId).getInfo().isAlive()) {
+          now = "Ratis stopped the replication group member (see the error logged before)";
+        }
+      } catch (IOException | RuntimeException e) {
+        now = "Ratis closed the replication group member: " + e.getMessage();
+      }
+    }
+    if (now != null && !closed.get()) {
+      failure = now;
+      leaderReady = false;
+      return now;
+    }
+    return null;
+  }
+
+  /**
+   * Writes the states of a stopped engine as a snapshot at their applied position, unless the
+   * newest snapshot already holds it; returns that position, or null when nothing was ever applied.
+   */
+  private SnapshotFile.Position writeSnapshotOfAppliedStates() throws IOException {
+    var applied = stateMachine.getLastAppliedTermIndex();
+    if (applied == null || applied.getIndex() < 0) {
+      return null;
+    }
+    SnapshotFile.Position position =
+        new SnapshotFile.Position(applied.getTerm(), applied.getIndex());
+    var latest = stateMachine.getLatestSnapshot();
+    if (latest == null || latest.getIndex() < applied.getIndex()) {
+      SnapshotFile.write(stateMachine.snapshots().pathFor(position), position, states);
+    }
+    return position;
   }
 
   @Override
@@ -710,11 +839,7 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
     forwarding.close();
     RaftServer raft = server;
     if (raft != null) {
-      try {
-        raft.close();
-      } catch (IOException | RuntimeException e) {
-        log.warn("closing the Ratis server failed", e);
-      }
+      ratisStopped = stopRatis(raft);
     }
     proposer.close(closedException);
     for (ExecutorService executor : ownedExecutors) {
@@ -776,6 +901,63 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
     }
   }
 
+  /**
+   * Closes the Ratis server, working around a deadlock in Ratis's log close (3.2.x and later, as of
+   * this writing): the closing thread holds the log's write lock while it joins the cache-eviction
+   * thread, which may be waiting for that lock, so neither moves and the server never stops (a
+   * process that ignores SIGTERM; an engine that cannot be restarted). The join is interruptible:
+   * when closing takes longer than {@link #RATIS_STOP_PATIENCE}, threads joined there are
+   * interrupted, after which the close finishes. Returns whether it did.
+   */
+  private static boolean stopRatis(RaftServer raft) {
+    Thread stopper =
+        new Thread(
+            () -> {
+              try {
+                raft.close();
+              } catch (IOException | RuntimeException e) {
+                log.warn("closing the Ratis server failed", e);
+              }
+            },
+            "sluice-ratis-stop");
+    stopper.setDaemon(true);
+    stopper.start();
+    try {
+      for (int attempt = 0; attempt < RATIS_STOP_ATTEMPTS; attempt++) {
+        stopper.join(RATIS_STOP_PATIENCE.toMillis());
+        if (!stopper.isAlive()) {
+          return true;
+        }
+        int interrupted = interruptJoinsInLogClose();
+        log.warn(
+            "Ratis has not stopped within {} s; interrupted {} thread(s) stuck closing its log"
+                + " (a deadlock with its cache eviction)",
+            RATIS_STOP_PATIENCE.toSeconds() * (attempt + 1),
+            interrupted);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    log.error("Ratis did not stop; its threads are left behind");
+    return false;
+  }
+
+  /** Interrupts the threads waiting in Ratis's {@code AwaitToRun.close} (its thread join). */
+  private static int interruptJoinsInLogClose() {
+    int interrupted = 0;
+    for (Map.Entry<Thread, StackTraceElement[]> thread : Thread.getAllStackTraces().entrySet()) {
+      for (StackTraceElement frame : thread.getValue()) {
+        if (frame.getClassName().equals("org.apache.ratis.util.AwaitToRun")
+            && frame.getMethodName().equals("close")) {
+          thread.getKey().interrupt();
+          interrupted++;
+          break;
+        }
+      }
+    }
+    return interrupted;
+  }
+
   private void startServer() throws IOException {
     RaftProperties properties = RatisProperties.from(options);
     RaftGroup group = RaftGroup.valueOf(groupId, raftPeers());
@@ -787,6 +969,7 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
             .setGroup(group)
             .setStateMachine(stateMachine)
             .setProperties(properties)
+            .setThreadGroup(engineThreads)
             .setOption(
                 existing ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
             .build();

@@ -44,6 +44,11 @@ import org.slf4j.LoggerFactory;
  * StateApplyException} and the next command is applied. An entry that is not a batch this code can
  * read (damaged log, newer format) does stop it: Ratis closes the server, the replicator stops
  * being ready, and the error is logged, because skipping it would silently lose writes.
+ *
+ * <p>What can break the engine under it is recorded here for {@link RatisReplicator#failure()}: a
+ * write of the log that failed on disk ({@link #notifyLogFailed}), and whether an apply was cut
+ * short (an error thrown out of a batch half applied), after which only a restart of the process
+ * can rebuild the states from disk.
  */
 final class ReplicationStateMachine extends BaseStateMachine {
   private static final Logger log = LoggerFactory.getLogger(ReplicationStateMachine.class);
@@ -95,9 +100,29 @@ final class ReplicationStateMachine extends BaseStateMachine {
   /** Set when the states are known to be incomplete; no snapshot may record them then. */
   private volatile boolean snapshotsRefused;
 
+  /**
+   * The position the states already hold when this machine takes over from a failed engine ({@link
+   * RatisReplicator#restart}): a snapshot at exactly that position is not loaded into them again.
+   */
+  private final SnapshotFile.Position statesHold;
+
+  /** Why the log failed to write, or null; written by Ratis's log worker, read by any thread. */
+  private volatile String logFailure;
+
+  /**
+   * True from the start of an entry's apply until it and the applied index are done; still true
+   * afterwards only if the apply thread was thrown out half-way, leaving the states torn.
+   */
+  private volatile boolean midApply;
+
   ReplicationStateMachine(
-      RaftPeerId selfId, List<ReplicatedState> states, long localProposerId, Listener listener) {
+      RaftPeerId selfId,
+      List<ReplicatedState> states,
+      long localProposerId,
+      Listener listener,
+      SnapshotFile.Position statesHold) {
     this.selfId = selfId;
+    this.statesHold = statesHold;
     this.states = List.copyOf(states);
     this.statesByName = new LinkedHashMap<>();
     this.stateNames = new ByteBuffer[states.size()];
@@ -144,6 +169,7 @@ final class ReplicationStateMachine extends BaseStateMachine {
   public CompletableFuture<Message> applyTransaction(TransactionContext transaction) {
     LogEntryProto entry = transaction.getLogEntry();
     long index = entry.getIndex();
+    midApply = true;
     try {
       applyBatch(entry.getStateMachineLogEntry().getLogData().asReadOnlyByteBuffer(), index);
     } catch (CommandBatch.MalformedBatchException | UnknownFormatException e) {
@@ -155,7 +181,27 @@ final class ReplicationStateMachine extends BaseStateMachine {
       throw e;
     }
     updateLastAppliedTermIndex(entry.getTerm(), index);
+    midApply = false;
     return APPLIED;
+  }
+
+  /** Called by Ratis's log worker when a write or flush of the log failed (ENOSPC, EIO...). */
+  @Override
+  public void notifyLogFailed(Throwable cause, LogEntryProto failedEntry) {
+    if (logFailure == null) {
+      logFailure = "the Raft log failed to write to disk: " + cause.getMessage();
+      log.error("{}; the store takes no writes until it is restarted", logFailure);
+    }
+  }
+
+  /** Why the log failed to write, or null. */
+  String logFailure() {
+    return logFailure;
+  }
+
+  /** Whether an apply was cut short, so the states may hold part of an entry. */
+  boolean tornMidApply() {
+    return midApply;
   }
 
   @Override
@@ -208,6 +254,12 @@ final class ReplicationStateMachine extends BaseStateMachine {
   public long takeSnapshot() throws IOException {
     if (snapshotsRefused) {
       log.warn("not writing a snapshot: the states are incomplete (see the start-up error)");
+      return RaftLog.INVALID_LOG_INDEX;
+    }
+    if (midApply) {
+      // Only the apply thread snapshots, between applies: an apply is still marked running only
+      // when an error threw it out half-way, and the states may hold part of that entry.
+      log.warn("not writing a snapshot: an apply was cut short and the states may be torn");
       return RaftLog.INVALID_LOG_INDEX;
     }
     TermIndex applied = getLastAppliedTermIndex();
@@ -367,7 +419,11 @@ final class ReplicationStateMachine extends BaseStateMachine {
         snapshots.setAside(candidate.file());
         continue;
       }
-      SnapshotFile.load(candidate.file(), statesByName);
+      if (statesHold == null) {
+        SnapshotFile.load(candidate.file(), statesByName);
+      } else if (!position.equals(statesHold)) {
+        throw takeOverRefused("the newest valid snapshot is " + position);
+      }
       snapshots.setLatest(candidate);
       setLastAppliedTermIndex(TermIndex.valueOf(position.term(), position.index()));
       completeAppliedWaiters(position.index());
@@ -375,6 +431,22 @@ final class ReplicationStateMachine extends BaseStateMachine {
       log.debug("loaded snapshot {}", candidate.file());
       return;
     }
+    if (statesHold != null) {
+      throw takeOverRefused("there is no valid snapshot");
+    }
     loadedSnapshotIndex = RaftLog.INVALID_LOG_INDEX;
+  }
+
+  /**
+   * Taking over from a failed engine, the states hold {@link #statesHold}, just written as a
+   * snapshot; any other snapshot is older than them, and loading it would move them back.
+   */
+  private IOException takeOverRefused(String found) {
+    return new IOException(
+        "the states hold "
+            + statesHold
+            + " but "
+            + found
+            + "; not moving them back to an older one in-process (restart the server)");
   }
 }

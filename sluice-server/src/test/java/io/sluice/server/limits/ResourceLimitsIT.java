@@ -52,6 +52,7 @@ class ResourceLimitsIT {
                 .maxBufferedRequestBytes(MAX_BUFFERED)
                 .maxHttpConnections(MAX_HTTP_CONNECTIONS)
                 .httpIdleTimeout(Duration.ofSeconds(1))
+                .httpHeaderTimeout(Duration.ofSeconds(2))
                 .grpcHandshakeTimeout(Duration.ofSeconds(1))
                 .build());
     assertThat(server.awaitReady(30, TimeUnit.SECONDS)).isTrue();
@@ -89,8 +90,15 @@ class ResourceLimitsIT {
   }
 
   private HttpResponse<String> register(String service, int port, String method) throws Exception {
+    return register(service, port, method, true);
+  }
+
+  private HttpResponse<String> register(String service, int port, String method, boolean ephemeral)
+      throws Exception {
     var params =
         params(
+            "ephemeral",
+            String.valueOf(ephemeral),
             "serviceName",
             service,
             "ip",
@@ -102,6 +110,24 @@ class ResourceLimitsIT {
     return method.equals("POST")
         ? http.post("/nacos/v1/ns/instance", params)
         : http.delete("/nacos/v1/ns/instance", params);
+  }
+
+  @Test
+  void persistentInstanceMetadataStopsGrowingAtItsOwnTotalCap() throws Exception {
+    assertThat(register("persistent-a", 7101, "POST", false).statusCode()).isEqualTo(200);
+
+    HttpResponse<String> refused = register("persistent-b", 7102, "POST", false);
+
+    assertThat(refused.statusCode()).isEqualTo(503);
+    assertThat(refused.body())
+        .contains("persistent instance metadata is full")
+        .contains("max-instance-metadata-bytes");
+    assertThat(http.get("/nacos/v1/ns/instance/list", params("serviceName", "persistent-b")).body())
+        .as("nothing registered")
+        .doesNotContain("7102");
+    assertThat(register("persistent-a", 7101, "DELETE", false).statusCode()).isEqualTo(200);
+    assertThat(register("persistent-b", 7102, "POST", false).statusCode()).isEqualTo(200);
+    assertThat(register("persistent-b", 7102, "DELETE", false).statusCode()).isEqualTo(200);
   }
 
   @Test
@@ -204,6 +230,42 @@ class ResourceLimitsIT {
       assertThat(silent.getInputStream().read()).isEqualTo(-1);
       assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(25));
     }
+  }
+
+  @Test
+  void aClientTricklingItsHeadersIsCutOffAtTheHeaderTimeout() throws Exception {
+    try (Socket slow = new Socket("127.0.0.1", server.httpPort())) {
+      slow.setSoTimeout(90_000);
+      OutputStream out = slow.getOutputStream();
+      // A header line every 300 ms: never silent for the 1 s idle timeout, never complete.
+      Thread trickle =
+          new Thread(
+              () -> {
+                try {
+                  out.write(
+                      "GET /nacos/v1/console/health/liveness HTTP/1.1\r\nHost: x\r\n"
+                          .getBytes(StandardCharsets.US_ASCII));
+                  for (int i = 0; i < 200; i++) {
+                    Thread.sleep(300);
+                    out.write(("X-Slow-" + i + ": 1\r\n").getBytes(StandardCharsets.US_ASCII));
+                    out.flush();
+                  }
+                } catch (Exception e) {
+                  // closed by the server: what the test waits for
+                }
+              },
+              "trickle");
+      trickle.setDaemon(true);
+      long start = System.nanoTime();
+      trickle.start();
+
+      assertThat(slow.getInputStream().read()).as("closed without an answer").isEqualTo(-1);
+      assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(25));
+      trickle.interrupt();
+    }
+    assertThat(http.get("/nacos/v1/console/health/liveness", params()).statusCode())
+        .as("others are served")
+        .isEqualTo(200);
   }
 
   @Test

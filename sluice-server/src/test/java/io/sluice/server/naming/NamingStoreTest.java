@@ -124,6 +124,49 @@ class NamingStoreTest {
   }
 
   @Test
+  void boundsTheMetadataOfAllPersistentInstancesTogetherAndCountsItAgainAfterASnapshot()
+      throws IOException {
+    NamingStore bounded = new NamingStore(registry, 20);
+    String ten = "0123456789";
+    assertThat(
+            apply(
+                bounded,
+                NamingCommand.encode(new PutInstance(DB, persistent(1, Map.of("k", ten))))))
+        .isEqualTo(NamingOutcome.APPLIED); // 11 characters
+    Object refused =
+        apply(bounded, NamingCommand.encode(new PutInstance(DB, persistent(2, Map.of("k", ten)))));
+    assertThat(refused).isInstanceOf(NamingOutcome.Rejected.class);
+    assertThat(((NamingOutcome.Rejected) refused).reason())
+        .contains("persistent instance metadata is full")
+        .contains("11 of the 20");
+    assertThat(registry.view(DB).instances()).hasSize(1);
+    assertThat(apply(bounded, NamingCommand.encode(new PutInstance(DB, persistent(1, Map.of())))))
+        .as("shrinking always applies")
+        .isEqualTo(NamingOutcome.APPLIED);
+    assertThat(
+            apply(
+                bounded,
+                NamingCommand.encode(new PutInstance(DB, persistent(2, Map.of("k", ten))))))
+        .isEqualTo(NamingOutcome.APPLIED);
+
+    ByteArrayOutputStream snapshot = new ByteArrayOutputStream();
+    try (DataOutputStream out = new DataOutputStream(snapshot)) {
+      bounded.writeSnapshot(out);
+    }
+    NamingStore restored = new NamingStore(new ServiceRegistry(new ManualClock()), 20);
+    try (DataInputStream in =
+        new DataInputStream(new ByteArrayInputStream(snapshot.toByteArray()))) {
+      restored.loadSnapshot(in);
+    }
+    assertThat(
+            apply(
+                restored,
+                NamingCommand.encode(new PutInstance(DB, persistent(3, Map.of("k", ten))))))
+        .as("the restored copy counts what it holds")
+        .isInstanceOf(NamingOutcome.Rejected.class);
+  }
+
+  @Test
   void restoresServicesAndPersistentInstancesFromItsSnapshot() throws IOException {
     apply(new CreateService(DB, meta(Map.of("a", "1")), false));
     apply(new PutInstance(DB, persistent(3306, Map.of())));

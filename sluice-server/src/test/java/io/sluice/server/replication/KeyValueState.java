@@ -19,7 +19,9 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>Outcomes: PUT and DELETE return the previous value (or null), APPEND the list's new size, an
  * unknown op the string "error: unknown op N". NEWER_FORMAT is a command this version cannot read.
- * THROW throws, to test a state that breaks its contract.
+ * THROW throws, to test a state that breaks its contract. {@link #failNextApply} throws an error
+ * (an OutOfMemoryError, say) out of the next apply after its command took effect, as a real one
+ * would out of the apply thread at any point.
  */
 final class KeyValueState implements ReplicatedState {
   private static final byte PUT = 1;
@@ -32,6 +34,7 @@ final class KeyValueState implements ReplicatedState {
   private final Map<String, String> values = new ConcurrentHashMap<>();
   private final Map<String, List<String>> lists = new ConcurrentHashMap<>();
   private volatile long lastAppliedIndex = -1;
+  private volatile Error nextApplyFailure;
 
   KeyValueState() {
     this("kv");
@@ -71,8 +74,23 @@ final class KeyValueState implements ReplicatedState {
     return name;
   }
 
+  /** Throws {@code error} out of the next apply, once, after the command took effect. */
+  void failNextApply(Error error) {
+    nextApplyFailure = error;
+  }
+
   @Override
   public Object apply(ByteBuffer command, long logIndex) {
+    Object outcome = applyCommand(command, logIndex);
+    Error failure = nextApplyFailure;
+    if (failure != null) {
+      nextApplyFailure = null;
+      throw failure;
+    }
+    return outcome;
+  }
+
+  private Object applyCommand(ByteBuffer command, long logIndex) {
     lastAppliedIndex = logIndex;
     byte op = command.get();
     switch (op) {

@@ -3,9 +3,11 @@ package io.sluice.server.replication;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.sluice.server.testing.EngineThreads;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -331,6 +333,153 @@ class RatisReplicatorTest {
     assertThat(snapshotFiles(snapshots))
         .as("the refused start wrote no snapshot of its incomplete state")
         .isEmpty();
+  }
+
+  @Test
+  void startsOverADamagedClosedSegmentThatTheSnapshotCovers() throws Exception {
+    // No snapshot until the clean close, which takes one covering the whole log.
+    ReplicationOptions options =
+        standalone(dataDir)
+            .snapshotThresholdEntries(1_000_000)
+            .logSegmentBytes(64 << 10)
+            .maxBatchCommands(1)
+            .build();
+    String value = "x".repeat(1000);
+    Path logDir;
+    try (RatisReplicator replicator = startReady(options, new KeyValueState())) {
+      logDir = replicator.snapshotDirectory().getParent().resolve("current");
+      for (int i = 0; i < 300; i++) {
+        await(replicator.submit("kv", KeyValueState.put("k" + i, value + i)));
+      }
+    } // a clean close snapshots everything applied
+    List<Path> closed = closedSegments(logDir);
+    assertThat(closed).as("closed segments behind the snapshot").hasSizeGreaterThan(2);
+    Path cut = closed.get(1);
+    try (var channel = java.nio.channels.FileChannel.open(cut, StandardOpenOption.WRITE)) {
+      channel.truncate(channel.size() / 2);
+    }
+
+    KeyValueState restarted = new KeyValueState();
+    try (RatisReplicator replicator = startReady(options, restarted)) {
+      assertThat(restarted.size()).isEqualTo(300);
+      assertThat(restarted.get("k299")).isEqualTo(value + 299);
+      assertThat(cut.resolveSibling(cut.getFileName() + ".set-aside")).exists();
+      assertThat(closed.get(0).resolveSibling(closed.get(0).getFileName() + ".set-aside"))
+          .as("and the segments before it, so the log stays contiguous")
+          .exists();
+      assertThat(await(replicator.submit("kv", KeyValueState.put("after", "1")))).isNull();
+    }
+    KeyValueState again = new KeyValueState();
+    try (RatisReplicator replicator = startReady(options, again)) {
+      assertThat(again.size()).isEqualTo(301);
+    }
+  }
+
+  @Test
+  void stillRefusesADamagedClosedSegmentHoldingWritesNoSnapshotHas() throws Exception {
+    ReplicationOptions options =
+        standalone(dataDir)
+            .snapshotThresholdEntries(1_000_000)
+            .logSegmentBytes(64 << 10)
+            .maxBatchCommands(1)
+            .build();
+    Path logDir;
+    Path snapshots;
+    try (RatisReplicator replicator = startReady(options, new KeyValueState())) {
+      logDir = replicator.snapshotDirectory().getParent().resolve("current");
+      snapshots = replicator.snapshotDirectory();
+      for (int i = 0; i < 200; i++) {
+        await(replicator.submit("kv", KeyValueState.put("k" + i, "x".repeat(1000))));
+      }
+    }
+    for (Path file : snapshotFiles(snapshots)) {
+      Files.delete(file); // as if no snapshot was ever taken: the log is the only copy
+    }
+    Path cut = closedSegments(logDir).get(0);
+    try (var channel = java.nio.channels.FileChannel.open(cut, StandardOpenOption.WRITE)) {
+      channel.truncate(channel.size() / 2);
+    }
+
+    assertThatThrownBy(() -> RatisReplicator.start(options, List.of(new KeyValueState())))
+        .as("the log is the only copy of those writes")
+        .isNotNull();
+    assertThat(cut).as("left where it is").exists();
+    assertThat(cut.resolveSibling(cut.getFileName() + ".set-aside")).doesNotExist();
+  }
+
+  @Test
+  void reportsAnApplyCutShortByAnErrorAndRefusesToRestartOverTornStates() throws Exception {
+    KeyValueState kv = new KeyValueState();
+    RatisReplicator replicator = startReady(standalone(dataDir).build(), kv);
+    try {
+      assertThat(await(replicator.submit("kv", KeyValueState.put("a", "1")))).isNull();
+      assertThat(replicator.failure()).isNull();
+
+      kv.failNextApply(new OutOfMemoryError("simulated: Java heap space"));
+      CompletableFuture<Object> cut = replicator.submit("kv", KeyValueState.put("b", "2"));
+
+      org.awaitility.Awaitility.await()
+          .atMost(java.time.Duration.ofSeconds(TIMEOUT_SECONDS))
+          .until(() -> replicator.failure() != null);
+      assertThat(replicator.isReady()).isFalse();
+      assertThatThrownBy(() -> RatisReplicator.restart(replicator))
+          .isInstanceOf(IOException.class)
+          .hasMessageContaining("cut short");
+      assertThat(cut).as("never acknowledged").isCompletedExceptionally();
+    } finally {
+      replicator.close();
+    }
+
+    // A new process rebuilds the states from disk, with every acknowledged write.
+    KeyValueState rebuilt = new KeyValueState();
+    try (RatisReplicator again = startReady(standalone(dataDir).build(), rebuilt)) {
+      assertThat(rebuilt.get("a")).isEqualTo("1");
+      assertThat(rebuilt.get("b")).as("committed before its apply was cut short").isEqualTo("2");
+    }
+  }
+
+  @Test
+  void restartsAFailedEngineInProcessKeepingTheStatesAsApplied() throws Exception {
+    KeyValueState kv = new KeyValueState();
+    RatisReplicator replicator = startReady(standalone(dataDir).build(), kv);
+    RatisReplicator restarted = null;
+    try {
+      for (int i = 0; i < 10; i++) {
+        await(replicator.submit("kv", KeyValueState.append("list", "v" + i)));
+      }
+      EngineThreads.kill(EngineThreads.live("LeaderStateImpl"));
+      org.awaitility.Awaitility.await()
+          .atMost(java.time.Duration.ofSeconds(TIMEOUT_SECONDS))
+          .until(() -> replicator.failure() != null);
+      assertThat(replicator.failure()).contains("LeaderStateImpl").contains("died");
+
+      restarted = RatisReplicator.restart(replicator);
+      restarted.ready().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+      assertThat(kv.list("list")).as("not replayed a second time").hasSize(10);
+      assertThat(await(restarted.submit("kv", KeyValueState.append("list", "v10")))).isEqualTo(11);
+      assertThat(restarted.failure()).isNull();
+    } finally {
+      replicator.close();
+      if (restarted != null) {
+        restarted.close();
+      }
+    }
+    KeyValueState rebuilt = new KeyValueState();
+    try (RatisReplicator again = startReady(standalone(dataDir).build(), rebuilt)) {
+      assertThat(rebuilt.list("list")).hasSize(11);
+    }
+  }
+
+  private static List<Path> closedSegments(Path logDir) throws IOException {
+    try (Stream<Path> files = Files.list(logDir)) {
+      return files
+          .filter(f -> f.getFileName().toString().matches("log_\\d+-\\d+"))
+          .sorted(
+              java.util.Comparator.comparingLong(
+                  f ->
+                      Long.parseLong(f.getFileName().toString().replaceAll("log_(\\d+)-.*", "$1"))))
+          .toList();
+    }
   }
 
   @Test

@@ -4,10 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.alibaba.nacos.api.config.ConfigService;
+import io.sluice.server.ServerOptions;
 import io.sluice.server.SluiceServer;
+import io.sluice.server.testing.FreePorts;
 import io.sluice.server.testing.OfficialClients;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -18,6 +21,7 @@ import java.security.KeyStore;
 import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.util.Properties;
+import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.AfterAll;
@@ -95,6 +99,71 @@ class TlsIT {
 
     assertThat(client.publishConfig("over-tls.yaml", "DEFAULT_GROUP", "secure: true")).isTrue();
     assertThat(client.getConfig("over-tls.yaml", "DEFAULT_GROUP", 5000)).isEqualTo("secure: true");
+  }
+
+  @Test
+  void theOfficialClientLogsInOverHttpsAndWorksWithAuthOn() throws Exception {
+    char[] storePassword = "changeit".toCharArray();
+    KeyStore trust = KeyStore.getInstance("PKCS12");
+    trust.load(null, null);
+    try (InputStream in = Files.newInputStream(CERT)) {
+      trust.setCertificateEntry(
+          "sluice", CertificateFactory.getInstance("X.509").generateCertificate(in));
+    }
+    Path trustStore = dataDir.resolve("trust.p12");
+    try (OutputStream out = Files.newOutputStream(trustStore)) {
+      trust.store(out, storePassword);
+    }
+    try (SluiceServer secured =
+        SluiceServer.start(
+            ServerOptions.builder()
+                .httpPort(FreePorts.httpPortWithFreeGrpcPort())
+                .dataDir(dataDir.resolve("auth-on"))
+                .tls(CERT, KEY)
+                .authMode(ServerOptions.AuthMode.ON)
+                .initialAdminPassword("admin-secret-1")
+                .build())) {
+      assertThat(secured.awaitReady(30, TimeUnit.SECONDS)).isTrue();
+
+      String right = probe(secured, trustStore, "admin-secret-1", "https-right.yaml");
+      String wrong = probe(secured, trustStore, "not-the-password", "https-wrong.yaml");
+
+      assertThat(right).contains("PROBE published=true").contains("PROBE read=tls: yes");
+      assertThat(wrong)
+          .contains("login failed")
+          .doesNotContain("PROBE published=true")
+          .doesNotContain("PROBE read=tls");
+    }
+  }
+
+  /** Runs {@link HttpsLoginProbe} against {@code server} in a JVM of its own; its output. */
+  private static String probe(SluiceServer server, Path trustStore, String password, String dataId)
+      throws Exception {
+    Path output = Files.createTempFile(dataDir, "probe", ".out");
+    // Its own local config cache: the client would answer a read from an earlier probe's copy.
+    Path cache = Files.createTempDirectory(dataDir, "probe-cache");
+    Process process =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Djavax.net.ssl.trustStore=" + trustStore,
+                "-Djavax.net.ssl.trustStorePassword=changeit",
+                "-Djavax.net.ssl.trustStoreType=PKCS12",
+                "-DJM.LOG.PATH=" + Path.of("target", "nacos-client-logs").toAbsolutePath(),
+                "-DJM.SNAPSHOT.PATH=" + cache,
+                "-cp",
+                System.getProperty("java.class.path"),
+                HttpsLoginProbe.class.getName(),
+                server.httpAddress(),
+                "nacos",
+                password,
+                dataId)
+            .redirectErrorStream(true)
+            .redirectOutput(output.toFile())
+            .start();
+    if (!process.waitFor(120, TimeUnit.SECONDS)) {
+      process.destroyForcibly();
+    }
+    return Files.readString(output);
   }
 
   private static SSLContext trusting(Path certificate) throws Exception {

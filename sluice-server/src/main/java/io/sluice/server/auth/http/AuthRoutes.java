@@ -2,9 +2,11 @@ package io.sluice.server.auth.http;
 
 import io.sluice.server.auth.AuthOutcome;
 import io.sluice.server.auth.AuthService;
+import io.sluice.server.auth.LoginThrottle;
 import io.sluice.server.auth.Permission;
 import io.sluice.server.protocol.http.ApiStyle;
 import io.sluice.server.protocol.http.AsyncReply;
+import io.sluice.server.protocol.http.ClientIp;
 import io.sluice.server.protocol.http.HttpApiException;
 import io.sluice.server.protocol.http.HttpParams;
 import io.sluice.server.protocol.http.HttpResponses;
@@ -56,9 +58,14 @@ public final class AuthRoutes implements HttpRoutes {
   private static final long MAX_BODY_BYTES = 16 * 1024;
 
   private final AuthService auth;
+  private final LoginThrottle logins;
 
-  public AuthRoutes(AuthService auth) {
+  /**
+   * @param logins how often each source address may log in
+   */
+  public AuthRoutes(AuthService auth, LoginThrottle logins) {
     this.auth = auth;
+    this.logins = logins;
   }
 
   /** A page as Nacos's console API returns one. */
@@ -96,6 +103,22 @@ public final class AuthRoutes implements HttpRoutes {
     if (!auth.enabled()) {
       HttpResponses.ok(
           request.response(), new LoginJson("", auth.tokenTtlSeconds(), true, username));
+      return;
+    }
+    String source = ClientIp.ofSocket(request);
+    long wait = logins.secondsToWait(source);
+    if (wait > 0) {
+      request.response().putHeader("Retry-After", Long.toString(wait));
+      HttpResponses.text(
+          request.response(),
+          429,
+          "too many logins from "
+              + source
+              + ": at most "
+              + logins.perMinute()
+              + " a minute per address (max-logins-per-minute); retry in "
+              + wait
+              + " s");
       return;
     }
     AsyncReply.when(

@@ -106,6 +106,7 @@ public final class HttpApiServer implements AutoCloseable {
                         "no such endpoint: " + request.method() + " " + request.path())));
     List<HttpRoutes> direct = List.copyOf(features);
     ConnectionLimit connections = new ConnectionLimit(limits.maxConnections(), timing);
+    HeaderTimeout headerTimeout = new HeaderTimeout(limits.headerTimeout(), faults);
     HttpServer server =
         vertx
             .createHttpServer(
@@ -127,7 +128,11 @@ public final class HttpApiServer implements AutoCloseable {
                         .setStrictThreadMode(true),
                     tlsCertificate,
                     tlsPrivateKey))
-            .connectionHandler(connections::opened)
+            .connectionHandler(
+                connection -> {
+                  connections.opened(connection);
+                  headerTimeout.watch(connection);
+                })
             // Broken connections and malformed requests are the client's fault: one short,
             // rate-limited line each, off the event loop.
             .exceptionHandler(fault -> faults.note("HTTP connection", fault))
@@ -141,6 +146,7 @@ public final class HttpApiServer implements AutoCloseable {
             .requestHandler(
                 request -> {
                   timing.start(request);
+                  headerTimeout.requestArrived(request);
                   if (connections.refuses(request)) {
                     return;
                   }

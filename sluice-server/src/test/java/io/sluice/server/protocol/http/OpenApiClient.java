@@ -70,6 +70,19 @@ public final class OpenApiClient {
     return send(formRequest("PUT", path, form(body), headers));
   }
 
+  /** Publishes config {@code dataId} of {@code DEFAULT_GROUP} with {@code content}. */
+  public HttpResponse<String> publishConfig(String dataId, String content)
+      throws IOException, InterruptedException {
+    return post(
+        "/nacos/v1/cs/configs",
+        params("dataId", dataId, "group", "DEFAULT_GROUP", "content", content));
+  }
+
+  /** Reads config {@code dataId} of {@code DEFAULT_GROUP}. */
+  public HttpResponse<String> getConfig(String dataId) throws IOException, InterruptedException {
+    return get("/nacos/v1/cs/configs", params("dataId", dataId, "group", "DEFAULT_GROUP"));
+  }
+
   /** A POST whose body is sent exactly as given (malformed encodings, odd sizes). */
   public HttpResponse<String> postRaw(String path, String rawBody, String... headers)
       throws IOException, InterruptedException {
