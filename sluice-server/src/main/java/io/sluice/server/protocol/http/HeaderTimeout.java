@@ -54,7 +54,9 @@ final class HeaderTimeout {
       return;
     }
     watch.requestStarted();
-    request.response().endHandler(ended -> watch.requestEnded());
+    // A response has one end handler, and RequestTiming holds it; the body end comes with it (a
+    // connection closed before that takes this watch with it).
+    request.response().bodyEndHandler(ended -> watch.requestEnded());
   }
 
   private final class Watch extends ChannelInboundHandlerAdapter {

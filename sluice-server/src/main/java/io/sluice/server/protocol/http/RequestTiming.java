@@ -95,6 +95,7 @@ final class RequestTiming {
     timer.request = request;
     timer.meter = meter;
     timer.startNanos = clock.nanoTime();
+    // The response's one end handler is this timer's (HeaderTimeout uses the body end handler).
     request.response().endHandler(timer);
   }
 
