@@ -10,6 +10,7 @@ import java.util.function.Function;
 import java.util.stream.Stream;
 import org.openqa.selenium.By;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
@@ -89,9 +90,14 @@ public final class HeadlessChromium implements AutoCloseable {
     driver.get(url);
   }
 
-  /** Waits until {@code condition} is neither null nor false, up to 20 s. */
+  /**
+   * Waits until {@code condition} is neither null nor false, up to 20 s. An element the page
+   * re-rendered between finding and reading it (stale) is looked for again, not a failure.
+   */
   public <T> T until(Function<WebDriver, T> condition) {
-    return new WebDriverWait(driver, WAIT).until(condition);
+    return new WebDriverWait(driver, WAIT)
+        .ignoring(StaleElementReferenceException.class)
+        .until(condition);
   }
 
   /** The first displayed element matching {@code by}, once there is one. */
