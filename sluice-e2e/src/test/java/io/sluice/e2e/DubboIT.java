@@ -640,9 +640,12 @@ class DubboIT {
 
   private String awaitCall(AppProcess app, String path, String... headers) {
     HttpResponse<String>[] last = new HttpResponse[1];
+    // The app may not listen yet (its HTTP port opens after Dubbo's start): a refused connection
+    // is one more poll, not a failure.
     await()
         .atMost(DISCOVERY_DEADLINE)
         .pollInterval(Duration.ofMillis(200))
+        .ignoreExceptionsInstanceOf(java.net.ConnectException.class)
         .until(
             () -> {
               last[0] = app.get(path, headers);
