@@ -19,6 +19,8 @@ import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -33,6 +35,7 @@ class TrafficReporterTest {
   private final FlowRegistry registry = FlowRegistry.builder().ticker(nanos::get).build();
   private final List<String> reports = new CopyOnWriteArrayList<>();
   private final AtomicInteger status = new AtomicInteger(200);
+  private final Set<Integer> clientPorts = ConcurrentHashMap.newKeySet();
   private final ByteArrayOutputStream logged = new ByteArrayOutputStream();
   private final AgentLog log =
       AgentLog.toStream(new PrintStream(logged, true, StandardCharsets.UTF_8), AgentLog.Level.INFO);
@@ -51,8 +54,10 @@ class TrafficReporterTest {
   }
 
   private void receive(HttpExchange exchange) throws IOException {
+    clientPorts.add(exchange.getRemoteAddress().getPort());
     String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
-    byte[] answer = "ok".getBytes(StandardCharsets.UTF_8);
+    byte[] answer =
+        (status.get() == 200 ? "ok" : "no reports today").getBytes(StandardCharsets.UTF_8);
     int code = status.get();
     if (code == 200) {
       reports.add(URLDecoder.decode(body.substring("report=".length()), StandardCharsets.UTF_8));
@@ -116,6 +121,37 @@ class TrafficReporterTest {
     assertThat(reports).hasSize(2);
     // The names seen did not change: the server has them already.
     assertThat(reports.get(1)).doesNotContain("\"seen\"").contains("{\"name\":\"GET /orders\"");
+  }
+
+  @Test
+  void sendsEveryReportOverOneKeptAliveConnection() {
+    registry.load(RuleKind.FLOW, "[{\"resource\":\"GET /orders\",\"grade\":1,\"count\":100}]");
+    Resource orders = registry.resource("GET /orders", Direction.INBOUND);
+    TrafficReporter reporter = reporter("127.0.0.1:" + server.getAddress().getPort());
+    for (int s = 0; s < 5; s++) {
+      callsInThisSecond(orders, 1);
+      secondPasses();
+      reporter.tick();
+    }
+    assertThat(reports).hasSize(5);
+    assertThat(clientPorts).hasSize(1);
+  }
+
+  @Test
+  void aRefusedReportIsLoggedOnceWithTheServersAnswer() {
+    registry.load(RuleKind.FLOW, "[{\"resource\":\"GET /orders\",\"grade\":1,\"count\":100}]");
+    Resource orders = registry.resource("GET /orders", Direction.INBOUND);
+    TrafficReporter reporter = reporter("127.0.0.1:" + server.getAddress().getPort());
+    status.set(403);
+    for (int s = 0; s < 3; s++) {
+      callsInThisSecond(orders, 1);
+      secondPasses();
+      reporter.tick();
+    }
+    assertThat(logged.toString(StandardCharsets.UTF_8))
+        .containsOnlyOnce("traffic reports do not reach the server")
+        .contains("answered 403: no reports today");
+    assertThat(reporter.pendingSeconds()).isEqualTo(3);
   }
 
   @Test
