@@ -141,7 +141,7 @@ public final class LoadDriver implements Runnable {
     @Option(
         names = "--rate",
         defaultValue = "0",
-        description = "Open loop: requests per second; 0 = 70% of the closed loop's throughput.")
+        description = "Open loop: requests per second; 0 = 70%% of the closed loop's throughput.")
     double rate;
 
     @Option(
