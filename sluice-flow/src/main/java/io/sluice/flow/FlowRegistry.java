@@ -241,6 +241,23 @@ public final class FlowRegistry {
     return out;
   }
 
+  /**
+   * The last complete second of every resource that records statistics: what {@link #statistics()}
+   * gives as {@code lastSecond}, without computing the rest, for a reader that wants only that once
+   * a second (the agent's traffic reports).
+   */
+  public List<ResourceSecond> lastSeconds() {
+    long now = now();
+    List<ResourceSecond> out = new ArrayList<>();
+    for (ResourceNode node : nodes.values()) {
+      LiveStatistics s = node.statistics;
+      if (s != null) {
+        out.add(new ResourceSecond(node.name, s.inFlight(), s.lastSecond(now)));
+      }
+    }
+    return out;
+  }
+
   /** A snapshot of all inbound traffic counted by system rules. */
   public ResourceStatistics inboundStatistics() {
     return inbound.statistics().snapshot(now(), inbound.concurrency());

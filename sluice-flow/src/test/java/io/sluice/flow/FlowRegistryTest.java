@@ -612,6 +612,32 @@ class FlowRegistryTest {
   }
 
   @Test
+  void givesTheLastSecondAloneAsTheFullSnapshotHasIt() {
+    registry.load(RuleKind.FLOW, "[{\"resource\":\"r\",\"count\":3}]");
+    Resource r = registry.resource("r", Direction.INBOUND);
+    ticker.advanceMillis(1000 - (registry.now() / MS) % 1000);
+    for (int second = 0; second < 3; second++) {
+      for (int i = 0; i < 5 + second; i++) {
+        long permit = r.tryAcquire();
+        ticker.advanceMillis(3);
+        r.release(permit, i == 1);
+      }
+      long held = r.tryAcquire(); // in flight across the second's end
+      ticker.advanceMillis(1000 - (registry.now() / MS) % 1000);
+      WindowStatistics full = r.statistics().lastSecond();
+      ResourceSecond alone =
+          registry.lastSeconds().stream().filter(s -> s.resource().equals("r")).findFirst().get();
+      assertThat(alone.lastSecond()).usingRecursiveComparison().isEqualTo(full);
+      assertThat(alone.lastSecond().passed()).isEqualTo(3);
+      assertThat(alone.lastSecond().blocked()).isEqualTo(3 + second);
+      assertThat(alone.concurrency()).isEqualTo(Permit.isAdmitted(held) ? 1 : 0);
+      if (Permit.isAdmitted(held)) {
+        r.release(held);
+      }
+    }
+  }
+
+  @Test
   void timesEveryCallForASlowCallBreakerButOnlyASampleOtherwise() {
     registry.load(
         RuleKind.DEGRADE, "[{\"resource\":\"slow\",\"grade\":0,\"count\":5,\"timeWindow\":1}]");

@@ -299,14 +299,9 @@ public final class LiveStatistics {
     long currentTick = now / TICK_NANOS;
     long sampled = sampledTick;
     Rings r = rings;
-    long[] live = new long[FIELDS + BUCKETS];
     long[] total = new long[FIELDS + BUCKETS];
     readCumulative(total);
-    if (r != null && sampled >= 0) {
-      for (int i = 0; i < live.length; i++) {
-        live[i] = i == RT_MAX ? total[i] : Math.max(0, total[i] - r.lastSeen[i]);
-      }
-    }
+    long[] live = live(r, sampled, total);
 
     List<WindowStatistics> subWindows = new ArrayList<>(TICKS_PER_SECOND);
     long[] second = new long[FIELDS + BUCKETS];
@@ -339,6 +334,37 @@ public final class LiveStatistics {
         List.copyOf(subWindows),
         window(minute, currentSecond * TICKS_PER_SECOND * TICK_NANOS, 60 * 1_000_000_000L),
         window(total, now, Math.max(1, now)));
+  }
+
+  /**
+   * The last complete second before {@code now} alone: the first part of {@link #snapshot}, without
+   * its sub-windows, minute and totals, for a reader that wants nothing else once a second.
+   */
+  public WindowStatistics lastSecond(long now) {
+    long currentTick = now / TICK_NANOS;
+    long sampled = sampledTick;
+    Rings r = rings;
+    long[] total = new long[FIELDS + BUCKETS];
+    readCumulative(total);
+    long[] live = live(r, sampled, total);
+    long[] second = new long[FIELDS + BUCKETS];
+    for (long t = currentTick - TICKS_PER_SECOND; t < currentTick; t++) {
+      add(second, tickData(r, sampled, live, t));
+    }
+    return window(second, currentTick * TICK_NANOS, TICKS_PER_SECOND * TICK_NANOS);
+  }
+
+  /**
+   * What was counted since the last sampled tick: the cumulative counts less what the rings saw.
+   */
+  private static long[] live(Rings r, long sampled, long[] total) {
+    long[] live = new long[FIELDS + BUCKETS];
+    if (r != null && sampled >= 0) {
+      for (int i = 0; i < live.length; i++) {
+        live[i] = i == RT_MAX ? total[i] : Math.max(0, total[i] - r.lastSeen[i]);
+      }
+    }
+    return live;
   }
 
   private static long[] tickData(Rings r, long sampled, long[] live, long t) {
