@@ -8,6 +8,7 @@ import io.sluice.server.testing.FreePorts;
 import io.sluice.server.testing.HeadlessChromium;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -118,6 +119,14 @@ class GovernanceConsoleIT {
                     .findFirst()
                     .orElse(null));
     assertThat(row.getText()).contains("Spring MVC route");
+    // The agent's own calls to the server (its rule watch, these reports) are not the app's.
+    List<String> resources =
+        browser.until(
+            d ->
+                d.findElements(test("resource-row")).stream()
+                    .map(r -> r.getAttribute("data-resource"))
+                    .toList());
+    assertThat(resources).contains(ROUTE).noneMatch(name -> name.contains("/nacos/"));
     browser.element(test("qps-chart"));
     browser.screenshot("governance-app");
     assertThat(statuses.getOrDefault(429, new AtomicInteger()).get()).isZero();

@@ -1,5 +1,6 @@
 package io.sluice.agent.reporting;
 
+import io.sluice.agent.bootstrap.OutboundCall;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -48,6 +49,9 @@ public final class TrafficSender {
     String failure = null;
     for (int attempt = 0; attempt < servers.size(); attempt++) {
       String server = servers.get(current);
+      // The agent's own call: marked as nested, so the agent's HttpURLConnection instrumentation
+      // neither governs it nor lists it as the application's traffic.
+      OutboundCall.begin();
       try {
         Answer answer = post(server, body);
         if (answer.status() == 200) {
@@ -63,6 +67,8 @@ public final class TrafficSender {
         }
       } catch (IOException | RuntimeException e) {
         failure = server + ": " + e;
+      } finally {
+        OutboundCall.end();
       }
       current = (current + 1) % servers.size();
     }

@@ -1,5 +1,6 @@
 package io.sluice.agent.rules;
 
+import io.sluice.agent.bootstrap.OutboundCall;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -177,7 +178,14 @@ final class ConfigCenterClient {
   }
 
   private HttpResponse<String> send(HttpRequest request) throws IOException, InterruptedException {
-    return http.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+    // The agent's own call: marked as nested, so the agent's java.net.http instrumentation
+    // neither governs it nor lists it as the application's traffic.
+    OutboundCall.begin();
+    try {
+      return http.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+    } finally {
+      OutboundCall.end();
+    }
   }
 
   private String base() {
