@@ -145,6 +145,7 @@ final class Agent {
             governor::resourcesSeen,
             new TrafficSender(servers),
             System::currentTimeMillis,
+            config.trafficReportSeconds(),
             log);
     java.util.concurrent.ScheduledExecutorService thread =
         java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
@@ -160,6 +161,11 @@ final class Agent {
     log.info(
         "reporting each second's traffic to "
             + servers
+            + ", every "
+            + config.trafficReportSeconds()
+            + " s ("
+            + AgentConfig.TRAFFIC_REPORT_SECONDS
+            + ")"
             + (config.trafficAllResources()
                 ? " for every resource"
                 : " for resources with a rule ("

@@ -2,7 +2,7 @@ package io.sluice.agent.reporting;
 
 import io.sluice.agent.logging.AgentLog;
 import io.sluice.flow.FlowRegistry;
-import io.sluice.flow.ResourceStatistics;
+import io.sluice.flow.ResourceSecond;
 import io.sluice.flow.WindowStatistics;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -14,21 +14,23 @@ import java.util.function.Supplier;
 /**
  * Sends this application's per-resource statistics of each complete second to the server, so the
  * console can chart them. {@link #tick} runs once a second on the agent's reporting thread: it
- * takes the flow registry's last complete second (a snapshot that never stops the callers), keeps
- * it, and sends every second kept so far in one report.
+ * takes the flow registry's last complete second (a snapshot that never stops the callers) and
+ * keeps it; every {@code sendEverySeconds} ticks it sends every second kept so far in one report. A
+ * report costs about the same CPU whatever number of seconds it carries (~1–2 ms on code that, run
+ * once a second, never gets hot), so batching them is what keeps the cost per request served small.
  *
  * <p>Invariants: nothing here runs on an application thread; the application's calls pay only for
  * the statistics sluice-flow keeps anyway. At most {@value #MAX_PENDING_SECONDS} seconds wait for a
  * server that does not answer, the oldest dropped first (and counted in the next report), and a
  * second holds at most {@value #MAX_RESOURCES_PER_SECOND} resources, the busiest, and the names of
  * the resources seen go only when they changed or every {@value #SEEN_EVERY_SECONDS} s: an
- * unreachable server costs the application a bounded buffer and one failed attempt a second,
+ * unreachable server costs the application a bounded buffer and one failed attempt per report,
  * nothing else.
  *
  * <p>Concurrency: used by one thread only.
  */
 public final class TrafficReporter {
-  public static final int MAX_PENDING_SECONDS = 10;
+  public static final int MAX_PENDING_SECONDS = 20;
   public static final int MAX_RESOURCES_PER_SECOND = 1_000;
   public static final int MAX_SEEN = 2_000;
 
@@ -42,6 +44,7 @@ public final class TrafficReporter {
   private final Supplier<Map<String, String>> seen;
   private final TrafficSender sender;
   private final LongSupplier wallClock;
+  private final int sendEverySeconds;
   private final AgentLog log;
   private final Deque<String> pending = new ArrayDeque<>();
   private long lastSecondEnd = -1;
@@ -49,12 +52,14 @@ public final class TrafficReporter {
   private boolean failing;
   private int seenSent = -1; // how many names the last report the server took listed
   private int reportsSinceSeen;
+  private int ticksSinceSend;
 
   /**
    * @param instance this process's id within the application
    * @param lane this instance's lane, or null
    * @param seen every resource resolved so far, name to kind of call site
    * @param wallClock epoch millis
+   * @param sendEverySeconds ticks between reports, 1 to {@value #MAX_PENDING_SECONDS} / 2
    */
   public TrafficReporter(
       String app,
@@ -64,7 +69,11 @@ public final class TrafficReporter {
       Supplier<Map<String, String>> seen,
       TrafficSender sender,
       LongSupplier wallClock,
+      int sendEverySeconds,
       AgentLog log) {
+    if (sendEverySeconds < 1 || sendEverySeconds > MAX_PENDING_SECONDS / 2) {
+      throw new IllegalArgumentException("sendEverySeconds " + sendEverySeconds);
+    }
     this.app = app;
     this.instance = instance;
     this.lane = lane;
@@ -72,14 +81,21 @@ public final class TrafficReporter {
     this.seen = seen;
     this.sender = sender;
     this.wallClock = wallClock;
+    this.sendEverySeconds = sendEverySeconds;
     this.log = log;
   }
 
-  /** Takes the last complete second, if it is new, and sends what is pending. Never throws. */
+  /**
+   * Takes the last complete second, if it is new, and sends what is pending every {@code
+   * sendEverySeconds} ticks. Never throws.
+   */
   public void tick() {
     try {
       collect();
-      send();
+      if (++ticksSinceSend >= sendEverySeconds) {
+        ticksSinceSend = 0;
+        send();
+      }
     } catch (RuntimeException e) {
       log.warn("traffic report failed: " + e);
     }
@@ -96,7 +112,7 @@ public final class TrafficReporter {
   }
 
   private void collect() {
-    List<ResourceStatistics> all = registry.statistics();
+    List<ResourceSecond> all = registry.lastSeconds();
     if (all.isEmpty()) {
       return;
     }
@@ -118,7 +134,7 @@ public final class TrafficReporter {
     StringBuilder json = new StringBuilder(64 + all.size() * 96);
     json.append("{\"t\":").append(start).append(",\"resources\":[");
     boolean first = true;
-    for (ResourceStatistics s : all) {
+    for (ResourceSecond s : all) {
       WindowStatistics w = s.lastSecond();
       if (w.passed() == 0 && w.blocked() == 0 && w.completed() == 0 && s.concurrency() == 0) {
         continue;
@@ -178,7 +194,9 @@ public final class TrafficReporter {
               + failure
               + "); keeping the last "
               + MAX_PENDING_SECONDS
-              + " s and retrying every second. Said once until they do.");
+              + " s and retrying every "
+              + (sendEverySeconds == 1 ? "second" : sendEverySeconds + " s")
+              + ". Said once until they do.");
     }
   }
 

@@ -35,6 +35,7 @@ class TrafficReporterTest {
   private final FlowRegistry registry = FlowRegistry.builder().ticker(nanos::get).build();
   private final List<String> reports = new CopyOnWriteArrayList<>();
   private final AtomicInteger status = new AtomicInteger(200);
+  private int sendEvery = 1;
   private final Set<Integer> clientPorts = ConcurrentHashMap.newKeySet();
   private final ByteArrayOutputStream logged = new ByteArrayOutputStream();
   private final AgentLog log =
@@ -76,6 +77,7 @@ class TrafficReporterTest {
         () -> Map.of("GET /orders", "Spring MVC route", "GET /idle", "Spring MVC route"),
         new TrafficSender(List.of(address)),
         wallMillis::get,
+        sendEvery,
         log);
   }
 
@@ -121,6 +123,24 @@ class TrafficReporterTest {
     assertThat(reports).hasSize(2);
     // The names seen did not change: the server has them already.
     assertThat(reports.get(1)).doesNotContain("\"seen\"").contains("{\"name\":\"GET /orders\"");
+  }
+
+  @Test
+  void batchesTheSecondsOfSeveralTicksIntoOneReport() {
+    sendEvery = 3;
+    registry.load(RuleKind.FLOW, "[{\"resource\":\"GET /orders\",\"grade\":1,\"count\":100}]");
+    Resource orders = registry.resource("GET /orders", Direction.INBOUND);
+    TrafficReporter reporter = reporter("127.0.0.1:" + server.getAddress().getPort());
+    for (int s = 1; s <= 7; s++) {
+      callsInThisSecond(orders, s);
+      secondPasses();
+      reporter.tick();
+    }
+    // Ticks 3 and 6 sent; the 7th second waits for the next report.
+    assertThat(reports).hasSize(2);
+    assertThat(reports.get(0)).contains("\"pass\":1,", "\"pass\":2,", "\"pass\":3,");
+    assertThat(reports.get(1)).contains("\"pass\":4,", "\"pass\":5,", "\"pass\":6,");
+    assertThat(reporter.pendingSeconds()).isEqualTo(1);
   }
 
   @Test
