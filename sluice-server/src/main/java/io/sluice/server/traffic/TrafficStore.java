@@ -29,6 +29,13 @@ import java.util.concurrent.atomic.LongAdder;
 public final class TrafficStore {
   public static final int RETAINED_SECONDS = 60;
   public static final int EXPIRY_SECONDS = 2 * RETAINED_SECONDS;
+
+  /**
+   * An instance whose last report is older than this is not waited for when choosing the newest
+   * second to show: agents send a report every 1 to 10 s, so this is two of their longest gaps.
+   */
+  public static final int SETTLE_WAIT_SECONDS = 25;
+
   public static final int MAX_APPS = 1_000;
   public static final int MAX_INSTANCES_PER_APP = 1_000;
   public static final int MAX_SERIES = 30_000;
@@ -94,6 +101,7 @@ public final class TrafficStore {
         if (!instance.startSecond(secondOnServer)) {
           continue; // older than what the ring holds already
         }
+        instance.newestSecond = Math.max(instance.newestSecond, secondOnServer);
         for (ResourceSecond r : second.resources()) {
           Series s = instance.series.get(r.name());
           if (s == null) {
@@ -162,7 +170,7 @@ public final class TrafficStore {
     if (a == null) {
       return List.of();
     }
-    long second = lastCompleteSecond();
+    long second = settledSecond(a);
     Map<String, String> kinds = new LinkedHashMap<>();
     Map<String, int[]> latest = new LinkedHashMap<>();
     for (Instance i : a.instances.values()) {
@@ -196,7 +204,7 @@ public final class TrafficStore {
     if (a == null) {
       return List.of();
     }
-    long last = lastCompleteSecond();
+    long last = settledSecond(a);
     long first = last - RETAINED_SECONDS + 1;
     int[][] sums = new int[RETAINED_SECONDS][];
     for (Instance i : a.instances.values()) {
@@ -244,6 +252,25 @@ public final class TrafficStore {
 
   private long lastCompleteSecond() {
     return Math.floorDiv(clock.currentTimeMillis(), 1000) - 1;
+  }
+
+  /**
+   * The newest second every reporting instance of {@code app} has sent, at most the server's last
+   * complete second. Agents batch their seconds (a report every few seconds, at different phases),
+   * so the server's own last second is mostly not in yet from all of them, and a sum over it would
+   * count only some instances. An instance silent for {@value #SETTLE_WAIT_SECONDS} s is not waited
+   * for.
+   */
+  private long settledSecond(App a) {
+    long last = lastCompleteSecond();
+    long cutoff = clock.currentTimeMillis() - SETTLE_WAIT_SECONDS * 1000L;
+    long settled = Long.MAX_VALUE;
+    for (Instance i : a.instances.values()) {
+      if (i.lastReportMillis >= cutoff && i.newestSecond != Long.MIN_VALUE) {
+        settled = Math.min(settled, i.newestSecond);
+      }
+    }
+    return Math.min(settled, last);
   }
 
   /**
@@ -348,6 +375,7 @@ public final class TrafficStore {
     volatile String lane;
     volatile long lastReportMillis;
     volatile long droppedByAgent;
+    volatile long newestSecond = Long.MIN_VALUE; // written under the lock
 
     Instance(String id) {
       this.id = id;

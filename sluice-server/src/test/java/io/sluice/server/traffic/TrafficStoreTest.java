@@ -57,6 +57,42 @@ class TrafficStoreTest {
   }
 
   @Test
+  void showsTheNewestSecondEveryInstanceHasSentWhenAgentsBatchTheirSeconds() {
+    long now = clock.currentTimeMillis();
+    long lastSecond = Math.floorDiv(now, 1000) * 1000 - 1000;
+    // Instance 1 sent up to the last second; instance 2 batches and has sent up to 3 s before.
+    store.accept(batch("1@a", now, lastSecond, 10, 11, 12, 13));
+    store.accept(batch("2@b", now, lastSecond - 3_000, 1, 2, 3));
+
+    assertThat(store.resources("orders"))
+        .singleElement()
+        .satisfies(r -> assertThat(r.lastSecond().pass()).isEqualTo(10 + 3));
+    List<TrafficStore.Point> points = store.series("orders", "GET /orders", null);
+    assertThat(points).extracting(TrafficStore.Point::pass).endsWith(2, 10 + 3);
+    assertThat(points.get(points.size() - 1).startMillis()).isEqualTo(lastSecond - 3_000);
+
+    // Instance 2 stops reporting: after a while it is no longer waited for.
+    clock.advance(Duration.ofSeconds(TrafficStore.SETTLE_WAIT_SECONDS + 1));
+    now = clock.currentTimeMillis();
+    lastSecond = Math.floorDiv(now, 1000) * 1000 - 1000;
+    store.accept(batch("1@a", now, lastSecond, 20));
+    assertThat(store.resources("orders"))
+        .singleElement()
+        .satisfies(r -> assertThat(r.lastSecond().pass()).isEqualTo(20));
+  }
+
+  /** One report of consecutive seconds ending with {@code newest}, as a batching agent sends. */
+  private static TrafficReport batch(String instance, long sentAt, long newest, int... passes) {
+    List<TrafficReport.Second> seconds = new ArrayList<>();
+    for (int k = 0; k < passes.length; k++) {
+      long start = newest - (passes.length - 1 - k) * 1000L;
+      seconds.add(
+          new TrafficReport.Second(start, List.of(second("GET /orders", passes[k], 0, 1, 1))));
+    }
+    return new TrafficReport("orders", instance, null, List.of(), seconds, 0, sentAt);
+  }
+
+  @Test
   void keepsTheLastMinuteOfEachResourceOldestFirst() {
     for (int s = 0; s < 90; s++) {
       store.accept(report("orders", "1@a", null, second("GET /orders", s, 0, 100, 100)));
