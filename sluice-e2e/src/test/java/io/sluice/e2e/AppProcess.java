@@ -18,14 +18,16 @@ final class AppProcess implements AutoCloseable {
   private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
 
   private final Process process;
+  private final String host;
   private final int port;
   private final Path output;
   final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
   private final String readyPath;
 
-  private AppProcess(Process process, int port, Path output, String readyPath) {
+  private AppProcess(Process process, String host, int port, Path output, String readyPath) {
     this.process = process;
+    this.host = host;
     this.port = port;
     this.output = output;
     this.readyPath = readyPath;
@@ -58,9 +60,44 @@ final class AppProcess implements AutoCloseable {
       List<String> appArgs,
       String readyPath)
       throws Exception {
+    return start(
+        null,
+        javaHome,
+        appJar,
+        agentJar,
+        agentArgs,
+        appName,
+        workDir,
+        jvmOptions,
+        appArgs,
+        readyPath);
+  }
+
+  /**
+   * As above, inside {@code namespace} when it is not null: started there and reached at its
+   * address (the application listens on every address it has, Spring's default).
+   */
+  static AppProcess start(
+      NetworkNamespace namespace,
+      Path javaHome,
+      Path appJar,
+      Path agentJar,
+      String agentArgs,
+      String appName,
+      Path workDir,
+      List<String> jvmOptions,
+      List<String> appArgs,
+      String readyPath)
+      throws Exception {
     Files.createDirectories(workDir);
     int port = freePort();
     List<String> command = new ArrayList<>();
+    String host = "127.0.0.1";
+    if (namespace != null) {
+      // ip netns exec execs java: the process is the application's JVM.
+      command.addAll(namespace.commandPrefix());
+      host = namespace.address();
+    }
     command.add(javaHome.resolve("bin/java").toString());
     command.add("-Xmx256m");
     command.add("-XX:+UseSerialGC");
@@ -81,7 +118,7 @@ final class AppProcess implements AutoCloseable {
             .redirectOutput(output.toFile())
             .directory(workDir.toFile())
             .start();
-    AppProcess app = new AppProcess(process, port, output, readyPath);
+    AppProcess app = new AppProcess(process, host, port, output, readyPath);
     try {
       app.awaitServing();
     } catch (Exception | AssertionError e) {
@@ -112,11 +149,11 @@ final class AppProcess implements AutoCloseable {
   }
 
   URI uri(String path) {
-    return URI.create("http://127.0.0.1:" + port + path);
+    return URI.create(base() + path);
   }
 
   String base() {
-    return "http://127.0.0.1:" + port;
+    return "http://" + host + ":" + port;
   }
 
   int port() {

@@ -36,6 +36,11 @@ import org.junit.jupiter.api.TestMethodOrder;
  * own JVM: discovery in Dubbo's three registry modes on both protocols, and the agent's rules on
  * the provider and on the consumer. One set of applications serves every scenario.
  *
+ * <p>The server and the applications run in a {@link NetworkNamespace} this test makes: Dubbo will
+ * not register a loopback address, so it registers and calls the namespace's; the applications
+ * reach the server on the namespace's loopback, and this test reaches both at the namespace's
+ * address. Without root and {@code ip netns} the test fails at once, saying so.
+ *
  * <p>Each pair has its own Dubbo service group (the first the default one):
  *
  * <ul>
@@ -72,6 +77,7 @@ class DubboIT {
 
   private final HttpClient http = HttpClient.newHttpClient();
   private final List<String> publishedRules = new ArrayList<>();
+  private NetworkNamespace namespace;
   private int serverPort;
   private Path serverData;
   private ServerProcess server;
@@ -91,6 +97,7 @@ class DubboIT {
   void startServerAndApplications() throws Exception {
     GovernedAppScenarios.deleteRecursively(WORK_DIR);
     Files.createDirectories(WORK_DIR);
+    namespace = NetworkNamespace.create();
     serverData = WORK_DIR.resolve("server");
     serverPort = FreePorts.httpPortWithFreeGrpcPort();
     server = startServer();
@@ -150,9 +157,20 @@ class DubboIT {
     }
   }
 
+  /**
+   * Starts the server in the namespace on every address it has: the applications reach it on the
+   * namespace's loopback, this test on the namespace's address. Without auth, as on loopback: only
+   * this machine can reach the namespace.
+   */
   private ServerProcess startServer() throws Exception {
     return ServerProcess.start(
-        serverPort, serverData, "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
+        namespace.commandPrefix(),
+        serverPort,
+        serverData,
+        List.of("--bind", "0.0.0.0", "--insecure-no-auth"),
+        "-Xmx256m",
+        "-XX:TieredStopAtLevel=1",
+        "-XX:+UseSerialGC");
   }
 
   /**
@@ -191,6 +209,7 @@ class DubboIT {
     if (group != null) {
       args.add("--dubbo." + role + ".group=" + group);
     }
+    // The server, on the namespace's loopback (the applications run in the namespace too).
     args.add("--dubbo.registry.address=nacos://127.0.0.1:" + serverPort);
     if (protocol != null) {
       args.add("--dubbo.protocol.name=" + protocol);
@@ -213,6 +232,7 @@ class DubboIT {
         () -> {
           try {
             return AppProcess.start(
+                namespace,
                 JAVA_HOME,
                 dubbo32 ? DUBBO32_JAR : DUBBO_JAR,
                 AGENT_JAR,
@@ -277,6 +297,9 @@ class DubboIT {
     if (server != null) {
       server.close();
     }
+    if (namespace != null) {
+      namespace.close();
+    }
   }
 
   // ---- registry ----
@@ -298,6 +321,13 @@ class DubboIT {
         .containsOnlyOnce("\"sluice.lane\":\"gray\"");
     assertThat(instanceList("dubbo-p")).doesNotContain("sluice.lane");
     assertThat(instances("dubbo-ip")).isEmpty();
+    // Dubbo registered the namespace's address (it takes a loopback one for none): every Dubbo
+    // call stays in the namespace.
+    for (String service : List.of("providers:" + SERVICE + "::if", "dubbo-p", "dubbo-ap")) {
+      assertThat(instances(service))
+          .as(service)
+          .allMatch(instance -> instance.startsWith(namespace.address() + ":"));
+    }
 
     assertRoutesByLane(interfaceConsumer);
   }
@@ -597,12 +627,19 @@ class DubboIT {
     String hello31 = "io.sluice.e2e.dubbo31.HelloService:hello(java.lang.String)";
     // Refuses every call, were it applied.
     publish("dubbo31-flow-rules", "[{\"resource\":\"" + hello31 + "\",\"grade\":1,\"count\":0}]");
+    // On this side's loopback: it registers nothing and calls itself at 127.0.0.1 (no registry);
+    // its agent reaches the server at the namespace's address.
     try (AppProcess app =
         AppProcess.start(
             JAVA_HOME,
             DUBBO31_JAR,
             AGENT_JAR,
-            "server.addr=127.0.0.1:" + serverPort + ",app.name=dubbo31,log.dir=" + logDir,
+            "server.addr="
+                + namespace.address()
+                + ":"
+                + serverPort
+                + ",app.name=dubbo31,log.dir="
+                + logDir,
             "dubbo31",
             WORK_DIR,
             JVM_OPTIONS,
@@ -754,8 +791,7 @@ class DubboIT {
     return http.send(
         HttpRequest.newBuilder(
                 URI.create(
-                    "http://127.0.0.1:"
-                        + serverPort
+                    serverApi()
                         + "/nacos/v1/ns/instance/list?serviceName="
                         + java.net.URLEncoder.encode(
                             service, java.nio.charset.StandardCharsets.UTF_8)))
@@ -769,8 +805,7 @@ class DubboIT {
       publishedRules.add(dataId);
     }
     send(
-        HttpRequest.newBuilder(
-                URI.create("http://127.0.0.1:" + serverPort + "/nacos/v1/cs/configs"))
+        HttpRequest.newBuilder(URI.create(serverApi() + "/nacos/v1/cs/configs"))
             .header("Content-Type", "application/x-www-form-urlencoded")
             .POST(
                 HttpRequest.BodyPublishers.ofString(
@@ -787,13 +822,17 @@ class DubboIT {
     send(
         HttpRequest.newBuilder(
                 URI.create(
-                    "http://127.0.0.1:"
-                        + serverPort
+                    serverApi()
                         + "/nacos/v1/cs/configs?dataId="
                         + dataId
                         + "&group="
                         + ConfigCenter.GROUP))
             .DELETE());
+  }
+
+  /** The server's HTTP API as this test reaches it: at the namespace's address. */
+  private String serverApi() {
+    return "http://" + namespace.address() + ":" + serverPort;
   }
 
   private void send(HttpRequest.Builder request) throws Exception {

@@ -29,7 +29,9 @@ import java.util.function.ToDoubleFunction;
  * alike. {@code --path /a/dubboTest} drives the chain's Dubbo path instead (gateway → a over HTTP,
  * a → b → c over Dubbo; {@code /a/mixedTest}: a → b over Dubbo, b → c over HTTP), with a
  * never-reached flow rule on every Dubbo method too (the reference generation only, the one with
- * the Dubbo paths).
+ * the Dubbo paths). On that generation each copy runs in a network namespace of its own, its server
+ * included ({@link DemoChain}: Dubbo registers no loopback address), which needs root; the driver
+ * reaches both gateways through a veth pair.
  *
  * <p>Per rate and round it reports, for each instance of each copy, the CPU it used as a percentage
  * of a 2-core quota (the reference's unit: 0.5 points at 500 requests/s is 20 µs of CPU per
@@ -52,8 +54,8 @@ import java.util.function.ToDoubleFunction;
  * <p>{@code --mode alternating} drives one copy at a time, the other idle, in windows next to each
  * other (the order flips every round), for rates the machine cannot serve twice over; {@code
  * --spring 3.2|3.5|4.0} picks the Spring generation (default 3.5); {@code --app-cpus 1} runs every
- * application under {@code taskset -c 1}, {@code --driver-cpus 0} pins this JVM (the driver and
- * both servers); by default nothing is pinned.
+ * application under {@code taskset -c 1}, {@code --driver-cpus 0} pins this JVM (the driver, and
+ * both servers, started after it and inheriting its pinning); by default nothing is pinned.
  */
 public final class ChainOverheadDriver {
   /** The services a request through the chain crosses. */

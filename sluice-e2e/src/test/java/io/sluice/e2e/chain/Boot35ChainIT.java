@@ -2,7 +2,6 @@ package io.sluice.e2e.chain;
 
 import static org.awaitility.Awaitility.await;
 
-import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -25,8 +24,7 @@ class Boot35ChainIT extends ChainScenarios {
   void appliesARulePublishedForOneHopAndLiftsItWhenTheChainIsReset() throws Exception {
     ChainInstance b = chain.instance("b", DemoChain.BASE);
     HttpClient http = HttpClient.newHttpClient();
-    HttpRequest direct =
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + b.port() + "/b/httpTest")).build();
+    HttpRequest direct = HttpRequest.newBuilder(chain.uri(b, "/b/httpTest")).build();
     chain.publish(
         DemoChain.SENTINEL_GROUP,
         "b-flow-rules",

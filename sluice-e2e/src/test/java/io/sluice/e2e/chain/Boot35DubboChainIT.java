@@ -24,7 +24,8 @@ import org.junit.jupiter.api.TestMethodOrder;
  * and interface-level), a consumes b, b consumes c; the gray b and the gray c are in their lane by
  * {@code -Dsluice.lane=gray} alone. The lanes are checked exactly as the HTTP chain's: a tagged
  * request stays in its lane at every hop, falls back to base where its lane has no provider, and an
- * untagged one never reaches a lane provider.
+ * untagged one never reaches a lane provider. The chain runs in a network namespace of its own
+ * ({@link DemoChain}): Dubbo registers and calls the namespace's address.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -59,8 +60,10 @@ class Boot35DubboChainIT {
             .as(service)
             .anyMatch(
                 r -> r.port() == gray.dubboPort() && "gray".equals(r.metadata().get("sluice.lane")))
-            .anyMatch(
-                r -> r.port() == base.dubboPort() && !r.metadata().containsKey("sluice.lane"));
+            .anyMatch(r -> r.port() == base.dubboPort() && !r.metadata().containsKey("sluice.lane"))
+            // The chain's namespace's address (Dubbo takes a loopback one for none): the Dubbo
+            // hops stay in the namespace.
+            .allMatch(r -> r.ip().equals(chain.namespace().orElseThrow().address()));
       }
       // Spring Cloud's registration of the application lists its HTTP ports only.
       assertThat(chain.registered(app))

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.sluice.e2e.FixedRateLoad;
-import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -353,8 +352,7 @@ abstract class ChainScenarios {
   /** GET {@code path} from the base instance of {@code app} directly, not through the gateway. */
   HttpResponse<String> direct(String app, String path, String... headers) throws Exception {
     HttpRequest.Builder request =
-        HttpRequest.newBuilder(
-                URI.create("http://127.0.0.1:" + chain.instance(app, DemoChain.BASE).port() + path))
+        HttpRequest.newBuilder(chain.uri(chain.instance(app, DemoChain.BASE), path))
             .timeout(Duration.ofSeconds(30));
     for (int i = 0; i + 1 < headers.length; i += 2) {
       request.header(headers[i], headers[i + 1]);

@@ -2,9 +2,9 @@ package io.sluice.e2e.chain;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.sluice.server.ServerOptions;
-import io.sluice.server.SluiceServer;
+import io.sluice.e2e.NetworkNamespace;
 import io.sluice.server.testing.FreePorts;
+import io.sluice.server.testing.ServerProcess;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -21,54 +21,79 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The chain's sluice-server, in this JVM, and the HTTP API calls made to it as an operator or a
+ * The chain's sluice-server, in a JVM of its own in the chain's network (this JVM's loopback, or
+ * the chain's {@link NetworkNamespace}), and the HTTP API calls made to it as an operator or a
  * dashboard would: publish and remove config documents, list a service's instances. It keeps its
  * port and data directory across {@link #stop} and {@link #start}, so the applications find it
  * again after a restart.
+ *
+ * <p>In a namespace it listens on every address the namespace has, without auth as on loopback
+ * (only this machine reaches the namespace): the applications reach it on the namespace's loopback,
+ * this JVM at the namespace's address.
  */
 final class ChainServer implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String[] JVM_OPTIONS = {
+    "-Xms32m", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"
+  };
 
   private final Path dataDir;
   private final int httpPort;
+  private final NetworkNamespace namespace;
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-  private SluiceServer server;
+  private ServerProcess server;
 
-  private ChainServer(Path dataDir, int httpPort) {
+  private ChainServer(Path dataDir, int httpPort, NetworkNamespace namespace) {
     this.dataDir = dataDir;
     this.httpPort = httpPort;
+    this.namespace = namespace;
   }
 
-  static ChainServer start(Path dataDir) {
-    ChainServer server = new ChainServer(dataDir, FreePorts.httpPortWithFreeGrpcPort());
+  /** Starts a server in {@code namespace}, or on this JVM's loopback when it is null. */
+  static ChainServer start(Path dataDir, NetworkNamespace namespace)
+      throws IOException, InterruptedException {
+    ChainServer server = new ChainServer(dataDir, FreePorts.httpPortWithFreeGrpcPort(), namespace);
     server.start();
     return server;
   }
 
-  /** Starts (again) on the same port and data directory and waits until the store serves. */
-  synchronized void start() {
+  /** Starts (again) on the same port and data directory and waits until it says it is ready. */
+  synchronized void start() throws IOException, InterruptedException {
     if (server != null) {
       return;
     }
-    SluiceServer started =
-        SluiceServer.start(ServerOptions.builder().httpPort(httpPort).dataDir(dataDir).build());
-    if (!started.awaitReady(60, TimeUnit.SECONDS)) {
-      started.close();
-      throw new IllegalStateException("sluice-server did not become ready within 60 s");
-    }
-    server = started;
+    server =
+        namespace == null
+            ? ServerProcess.start(List.of(), httpPort, dataDir, List.of(), JVM_OPTIONS)
+            : ServerProcess.start(
+                namespace.commandPrefix(),
+                httpPort,
+                dataDir,
+                List.of("--bind", "0.0.0.0", "--insecure-no-auth"),
+                JVM_OPTIONS);
   }
 
-  /** Stops serving: applications lose their connections and retry. */
-  synchronized void stop() {
+  /** Stops serving (SIGTERM): applications lose their connections and retry. */
+  synchronized void stop() throws InterruptedException {
     if (server != null) {
       server.close();
       server = null;
     }
   }
 
-  /** {@code 127.0.0.1:port} of the HTTP API; the Nacos clients derive gRPC as port + 1000. */
+  /** Kills it (SIGKILL), for a shutdown hook. */
+  synchronized void kill() throws InterruptedException {
+    if (server != null) {
+      server.kill();
+      server = null;
+    }
+  }
+
+  /**
+   * {@code 127.0.0.1:port} of the HTTP API as the applications reach it (the namespace's loopback
+   * when the chain has one); the Nacos clients derive gRPC as port + 1000.
+   */
   String address() {
     return "127.0.0.1:" + httpPort;
   }
@@ -161,8 +186,10 @@ final class ChainServer implements AutoCloseable {
     }
   }
 
+  /** The HTTP API as this JVM reaches it. */
   private URI api(String pathAndQuery) {
-    return URI.create("http://" + address() + pathAndQuery);
+    String host = namespace == null ? "127.0.0.1" : namespace.address();
+    return URI.create("http://" + host + ":" + httpPort + pathAndQuery);
   }
 
   private static String encode(String s) {
@@ -170,7 +197,7 @@ final class ChainServer implements AutoCloseable {
   }
 
   @Override
-  public void close() {
+  public void close() throws InterruptedException {
     stop();
   }
 }

@@ -1,5 +1,6 @@
 package io.sluice.e2e.chain;
 
+import io.sluice.e2e.NetworkNamespace;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -16,16 +17,23 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * The demo chain of {@code sluice-examples} running for a test or a benchmark: a sluice-server in
- * this JVM, and gateway → a → b → c, each in its own JVM, a base instance of each plus the lane
- * instances asked for (a gray b by default), with or without the agent. On a generation with the
- * Dubbo paths ({@link SpringGeneration#hasDubbo}), b and c are Dubbo providers too, each on a port
- * of its own, registered in the same server (group {@link #DUBBO_GROUP}).
+ * The demo chain of {@code sluice-examples} running for a test or a benchmark: a sluice-server and
+ * gateway → a → b → c, each in its own JVM, a base instance of each plus the lane instances asked
+ * for (a gray b by default), with or without the agent. On a generation with the Dubbo paths
+ * ({@link SpringGeneration#hasDubbo}), b and c are Dubbo providers too, each on a port of its own,
+ * registered in the same server (group {@link #DUBBO_GROUP}).
+ *
+ * <p>Where: on this JVM's loopback; on a generation with the Dubbo paths, in a {@link
+ * NetworkNamespace} the chain makes for itself (which needs root), since Dubbo will not register a
+ * loopback address: it registers and calls the namespace's. There every process listens on every
+ * address of the namespace: they reach one another on its loopback (Spring Cloud registers {@code
+ * 127.0.0.1}), this JVM reaches them at {@link #host()}, the namespace's address.
  *
  * <p>{@link Builder#start} returns once every instance is registered (a Dubbo provider at both of
  * Dubbo's levels too) and the gateway answers a path through every service, over every protocol.
@@ -83,6 +91,7 @@ public final class DemoChain implements AutoCloseable {
 
   private final Spec spec;
   private final Path workDir;
+  private final NetworkNamespace namespace;
   private final ChainServer server;
   private final List<ChainInstance> instances = new ArrayList<>();
   private final Set<List<String>> published = new LinkedHashSet<>();
@@ -91,9 +100,10 @@ public final class DemoChain implements AutoCloseable {
   private final Thread cleanup;
   private boolean closed;
 
-  private DemoChain(Spec spec, Path workDir, ChainServer server) {
+  private DemoChain(Spec spec, Path workDir, NetworkNamespace namespace, ChainServer server) {
     this.spec = spec;
     this.workDir = workDir;
+    this.namespace = namespace;
     this.server = server;
     this.cleanup = new Thread(this::killEverything, "demo-chain-cleanup");
     Runtime.getRuntime().addShutdownHook(cleanup);
@@ -152,14 +162,37 @@ public final class DemoChain implements AutoCloseable {
     return spec.agentJar() != null;
   }
 
-  /** {@code 127.0.0.1:port} of sluice-server's HTTP API (gRPC on port + 1000). */
+  /**
+   * {@code 127.0.0.1:port} of sluice-server's HTTP API (gRPC on port + 1000) as the applications
+   * reach it: on the namespace's loopback when the chain runs in one.
+   */
   public String serverAddress() {
     return server.address();
   }
 
+  /**
+   * Where this JVM reaches the chain's processes: {@code 127.0.0.1}, or the address of the chain's
+   * network namespace.
+   */
+  public String host() {
+    return namespace == null ? "127.0.0.1" : namespace.address();
+  }
+
+  /** The chain's network namespace, if it runs in one. */
+  public Optional<NetworkNamespace> namespace() {
+    return Optional.ofNullable(namespace);
+  }
+
   /** The gateway's address for {@code path}, e.g. {@code /a/httpTest}. */
   public URI gateway(String path) {
-    return URI.create("http://127.0.0.1:" + instance("gateway", BASE).port() + path);
+    return uri(instance("gateway", BASE), path);
+  }
+
+  /**
+   * {@code instance}'s address for {@code path}, as this JVM reaches it (not through the gateway).
+   */
+  public URI uri(ChainInstance instance, String path) {
+    return URI.create("http://" + host() + ":" + instance.port() + path);
   }
 
   /** GET {@code path} through the gateway with header name/value pairs. */
@@ -228,12 +261,12 @@ public final class DemoChain implements AutoCloseable {
   }
 
   /** Stops sluice-server (the applications keep running and retry); {@link #startServer} again. */
-  public void stopServer() {
+  public void stopServer() throws InterruptedException {
     server.stop();
   }
 
   /** Starts sluice-server again on the same port and data. */
-  public void startServer() {
+  public void startServer() throws IOException, InterruptedException {
     server.start();
   }
 
@@ -274,11 +307,17 @@ public final class DemoChain implements AutoCloseable {
         instance.stop();
       }
     } finally {
-      server.close();
       try {
-        Runtime.getRuntime().removeShutdownHook(cleanup);
-      } catch (IllegalStateException shuttingDown) {
-        // The hook is running or about to.
+        server.close();
+      } finally {
+        if (namespace != null) {
+          namespace.close();
+        }
+        try {
+          Runtime.getRuntime().removeShutdownHook(cleanup);
+        } catch (IllegalStateException shuttingDown) {
+          // The hook is running or about to.
+        }
       }
     }
   }
@@ -291,7 +330,14 @@ public final class DemoChain implements AutoCloseable {
         Thread.currentThread().interrupt();
       }
     }
-    server.close();
+    try {
+      server.kill();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    if (namespace != null) {
+      namespace.close();
+    }
   }
 
   private void startAll() throws Exception {
@@ -312,7 +358,12 @@ public final class DemoChain implements AutoCloseable {
   private ChainInstance newInstance(String app, String lane) throws IOException {
     Path dir = workDir.resolve(app + "-" + lane);
     Files.createDirectories(dir);
-    List<String> command = new ArrayList<>(spec.commandPrefix());
+    List<String> command = new ArrayList<>();
+    if (namespace != null) {
+      // ip netns exec execs what follows: the instance's process is its JVM.
+      command.addAll(namespace.commandPrefix());
+    }
+    command.addAll(spec.commandPrefix());
     command.add(spec.javaHome().resolve("bin/java").toString());
     command.addAll(spec.jvmOptions());
     if (spec.agentJar() != null) {
@@ -342,6 +393,11 @@ public final class DemoChain implements AutoCloseable {
       command.add("--dubbo.registry.address=nacos://" + server.address());
     }
     command.add("--spring.main.banner-mode=off");
+    if (namespace != null) {
+      // The examples listen on 127.0.0.1 only; in the namespace this JVM reaches them at its
+      // address.
+      command.add("--server.address=0.0.0.0");
+    }
     command.addAll(spec.appArguments());
     return new ChainInstance(
         app, lane, command, dir.resolve("output.txt"), dubbo && DUBBO_SERVICES.containsKey(app));
@@ -612,8 +668,18 @@ public final class DemoChain implements AutoCloseable {
       Path dir = spec.workDir().resolve(spec.generation().name().toLowerCase());
       deleteRecursively(dir);
       Files.createDirectories(dir);
-      ChainServer server = ChainServer.start(dir.resolve("server-data"));
-      DemoChain chain = new DemoChain(spec, dir, server);
+      // Dubbo registers an interface's address, never a loopback one: give it a namespace's.
+      NetworkNamespace namespace = spec.generation().hasDubbo() ? NetworkNamespace.create() : null;
+      ChainServer server;
+      try {
+        server = ChainServer.start(dir.resolve("server-data"), namespace);
+      } catch (Exception | Error e) {
+        if (namespace != null) {
+          namespace.close();
+        }
+        throw e;
+      }
+      DemoChain chain = new DemoChain(spec, dir, namespace, server);
       try {
         chain.startAll();
       } catch (Exception | Error e) {

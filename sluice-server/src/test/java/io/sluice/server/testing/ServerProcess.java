@@ -43,6 +43,28 @@ public final class ServerProcess implements AutoCloseable {
   }
 
   /**
+   * Starts a server behind {@code commandPrefix} (see {@link #launch(List, int, Path, List, Map,
+   * String...)}) and waits until it says it is ready; kills it if it does not.
+   */
+  public static ServerProcess start(
+      List<String> commandPrefix,
+      int httpPort,
+      Path dataDir,
+      List<String> serverArguments,
+      String... jvmOptions)
+      throws IOException, InterruptedException {
+    ServerProcess server =
+        launch(commandPrefix, httpPort, dataDir, serverArguments, Map.of(), jvmOptions);
+    try {
+      server.awaitOutput("sluice server ready", 120);
+    } catch (AssertionError | InterruptedException e) {
+      server.kill();
+      throw e;
+    }
+    return server;
+  }
+
+  /**
    * Starts {@code sluice server} with {@code serverArguments} after the port and data directory,
    * and returns at once (a cluster node says it is ready only once a leader is elected, which needs
    * the other nodes): wait with {@link #awaitOutput}.
@@ -61,7 +83,23 @@ public final class ServerProcess implements AutoCloseable {
       Map<String, String> environment,
       String... jvmOptions)
       throws IOException {
-    List<String> command = new ArrayList<>();
+    return launch(List.of(), httpPort, dataDir, serverArguments, environment, jvmOptions);
+  }
+
+  /**
+   * {@link #launch} behind {@code commandPrefix}, words that run {@code java} in another setting
+   * (e.g. {@code ip netns exec <name>}: in a network namespace); they must exec it, so that this
+   * object's process is the server's JVM.
+   */
+  public static ServerProcess launch(
+      List<String> commandPrefix,
+      int httpPort,
+      Path dataDir,
+      List<String> serverArguments,
+      Map<String, String> environment,
+      String... jvmOptions)
+      throws IOException {
+    List<String> command = new ArrayList<>(commandPrefix);
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(List.of(jvmOptions));
     command.add("-cp");
