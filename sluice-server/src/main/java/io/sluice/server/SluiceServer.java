@@ -374,6 +374,10 @@ public final class SluiceServer implements AutoCloseable {
       StartingReplicator replicator,
       DiskSpaceGuard disk,
       ReplicatedWrites writes) {
+    String removal = replicator.removal();
+    if (removal != null) {
+      return removal;
+    }
     String broken = replicator.whyBroken();
     if (broken != null) {
       return "the store cannot commit writes: " + broken;

@@ -303,9 +303,24 @@ final class ReplicationStateMachine extends BaseStateMachine {
     }
   }
 
+  /**
+   * Ratis shut this member down on its own, not as part of closing the whole server: its election
+   * found it missing from its own configuration, or the leader answered its vote request that it
+   * was removed. Written by a Ratis election thread, read by any.
+   */
+  private volatile boolean shutDownByGroup;
+
   @Override
   public void notifyServerShutdown(RoleInfoProto roleInfo, boolean allServer) {
+    if (!allServer) {
+      shutDownByGroup = true;
+    }
     listener.onNotLeader();
+  }
+
+  /** Whether Ratis shut this member down because the group does not (or no longer) include it. */
+  boolean shutDownByGroup() {
+    return shutDownByGroup;
   }
 
   long entriesApplied() {
