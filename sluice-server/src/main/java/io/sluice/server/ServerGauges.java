@@ -8,6 +8,7 @@ import io.sluice.server.metrics.ServerMetrics;
 import io.sluice.server.naming.NamingService;
 import io.sluice.server.naming.NamingStats;
 import io.sluice.server.protocol.grpc.ConnectionRegistry;
+import io.sluice.server.protocol.grpc.GrpcServer;
 import io.sluice.server.protocol.grpc.PushCounts;
 import io.sluice.server.protocol.http.HttpApiServer;
 import io.sluice.server.traffic.TrafficStore;
@@ -27,6 +28,7 @@ final class ServerGauges {
       ConfigService config,
       NamingService naming,
       ConnectionRegistry grpcConnections,
+      GrpcServer grpc,
       HttpApiServer http,
       ConfigHttpApi configHttp,
       ReplicatedWrites writes,
@@ -42,6 +44,14 @@ final class ServerGauges {
               "sluice_grpc_connections",
               "Client connections registered on the gRPC port",
               grpcConnections.size());
+          out.gauge(
+              "sluice_grpc_handshaking_sockets",
+              "Sockets on the gRPC port not yet through their HTTP/2 handshake",
+              grpc.handshakingSockets());
+          out.gauge(
+              "sluice_grpc_transports",
+              "Handshaked HTTP/2 transports on the gRPC port",
+              grpc.transports());
           out.gauge("sluice_http_connections", "Open HTTP connections", http.openConnections());
           PushCounts pushes = grpcConnections.pushCounts();
           out.counter(

@@ -38,6 +38,17 @@ public final class ServerOptions {
   public static final Duration DEFAULT_HTTP_IDLE_TIMEOUT = Duration.ofSeconds(120);
   public static final Duration DEFAULT_HTTP_HEADER_TIMEOUT = Duration.ofSeconds(10);
   public static final Duration DEFAULT_GRPC_HANDSHAKE_TIMEOUT = Duration.ofSeconds(10);
+
+  /**
+   * gRPC sockets handshaking at once: a handshake takes milliseconds, so this is far above what
+   * clients need, even all reconnecting after a restart, and bounds the descriptors a flood of
+   * silent sockets holds.
+   */
+  public static final int DEFAULT_MAX_GRPC_HANDSHAKES = 2_048;
+
+  /** Of {@link #DEFAULT_MAX_GRPC_HANDSHAKES}, how many one source address may hold. */
+  public static final int DEFAULT_MAX_GRPC_HANDSHAKES_PER_ADDRESS = 256;
+
   public static final long DEFAULT_MIN_FREE_DISK_BYTES = 64L * 1024 * 1024;
 
   /** A quarter of the heap for config content by default. */
@@ -105,6 +116,8 @@ public final class ServerOptions {
   private final Duration httpIdleTimeout;
   private final Duration httpHeaderTimeout;
   private final Duration grpcHandshakeTimeout;
+  private final int maxGrpcHandshakes;
+  private final int maxGrpcHandshakesPerAddress;
   private final long minFreeDiskBytes;
   private final HealthCheckTargets healthCheckTargets;
   private final Path tlsCertificate;
@@ -135,6 +148,9 @@ public final class ServerOptions {
     this.httpIdleTimeout = builder.httpIdleTimeout;
     this.httpHeaderTimeout = builder.httpHeaderTimeout;
     this.grpcHandshakeTimeout = builder.grpcHandshakeTimeout;
+    this.maxGrpcHandshakes = builder.maxGrpcHandshakes;
+    this.maxGrpcHandshakesPerAddress =
+        Math.min(builder.maxGrpcHandshakesPerAddress, builder.maxGrpcHandshakes);
     this.minFreeDiskBytes = builder.minFreeDiskBytes;
     this.healthCheckTargets = builder.healthCheckTargets;
     this.tlsCertificate = builder.tlsCertificate;
@@ -388,6 +404,22 @@ public final class ServerOptions {
   }
 
   /**
+   * gRPC sockets that may be handshaking at once (accepted, HTTP/2 preface and settings not yet
+   * through); a socket beyond is closed at once.
+   */
+  public int maxGrpcHandshakes() {
+    return maxGrpcHandshakes;
+  }
+
+  /**
+   * Of {@link #maxGrpcHandshakes()}, how many sockets one source address may hold (never more than
+   * that total).
+   */
+  public int maxGrpcHandshakesPerAddress() {
+    return maxGrpcHandshakesPerAddress;
+  }
+
+  /**
    * Writes are refused (503, readiness failing with the reason) while the data directory's disk has
    * less free space than this; they resume by themselves when space returns.
    */
@@ -465,6 +497,8 @@ public final class ServerOptions {
     private Duration httpIdleTimeout = DEFAULT_HTTP_IDLE_TIMEOUT;
     private Duration httpHeaderTimeout = DEFAULT_HTTP_HEADER_TIMEOUT;
     private Duration grpcHandshakeTimeout = DEFAULT_GRPC_HANDSHAKE_TIMEOUT;
+    private int maxGrpcHandshakes = DEFAULT_MAX_GRPC_HANDSHAKES;
+    private int maxGrpcHandshakesPerAddress = DEFAULT_MAX_GRPC_HANDSHAKES_PER_ADDRESS;
     private long minFreeDiskBytes = DEFAULT_MIN_FREE_DISK_BYTES;
     private HealthCheckTargets healthCheckTargets = HealthCheckTargets.ANY;
     private Path tlsCertificate;
@@ -615,6 +649,23 @@ public final class ServerOptions {
 
     public Builder grpcHandshakeTimeout(Duration timeout) {
       this.grpcHandshakeTimeout = positive("gRPC handshake timeout", timeout);
+      return this;
+    }
+
+    public Builder maxGrpcHandshakes(int sockets) {
+      if (sockets < 1) {
+        throw new IllegalArgumentException("max gRPC handshakes must be positive, was " + sockets);
+      }
+      this.maxGrpcHandshakes = sockets;
+      return this;
+    }
+
+    public Builder maxGrpcHandshakesPerAddress(int sockets) {
+      if (sockets < 1) {
+        throw new IllegalArgumentException(
+            "max gRPC handshakes per address must be positive, was " + sockets);
+      }
+      this.maxGrpcHandshakesPerAddress = sockets;
       return this;
     }
 

@@ -273,6 +273,7 @@ public final class SluiceServer implements AutoCloseable {
         config.service(),
         naming.service(),
         grpc.connections(),
+        grpc.server(),
         httpApi,
         configHttp,
         writes,
@@ -373,6 +374,10 @@ public final class SluiceServer implements AutoCloseable {
       StartingReplicator replicator,
       DiskSpaceGuard disk,
       ReplicatedWrites writes) {
+    String removal = replicator.removal();
+    if (removal != null) {
+      return removal;
+    }
     String broken = replicator.whyBroken();
     if (broken != null) {
       return "the store cannot commit writes: " + broken;
@@ -500,6 +505,8 @@ public final class SluiceServer implements AutoCloseable {
             threads.eventLoops,
             maxMessageBytes(options),
             options.grpcHandshakeTimeout().toMillis(),
+            options.maxGrpcHandshakes(),
+            options.maxGrpcHandshakesPerAddress(),
             faults,
             options.tlsCertificate(),
             options.tlsPrivateKey(),

@@ -32,6 +32,8 @@ import org.slf4j.LoggerFactory;
  * thread died). While it cannot, writes fail at once with the reason, readiness reports it, and as
  * soon as the write gate allows (space is back) the engine is restarted in-process from durable
  * state ({@link RatisReplicator#restart}), every {@value #RESTART_RETRY_MILLIS} ms until it works.
+ * A cluster node removed from the group by a membership change also stops committing, on purpose:
+ * it is not restarted, and readiness says it was removed ({@link #removal()}).
  */
 final class StartingReplicator implements Replicator, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(StartingReplicator.class);
@@ -48,6 +50,15 @@ final class StartingReplicator implements Replicator, AutoCloseable {
 
   /** Why the engine cannot commit now, or null; set and cleared by the supervision. */
   private volatile String broken;
+
+  /** Set once an engine of this node has joined the cluster; kept across in-process restarts. */
+  private volatile boolean wasMember;
+
+  /** Set when a cluster engine's failure was first seen; cleared by a restart. */
+  private volatile boolean failureSeen;
+
+  /** Why this node takes no part in the cluster any more, once it was removed; never cleared. */
+  private volatile String removal;
 
   private final AtomicBoolean restarting = new AtomicBoolean();
   private volatile long nextRestartNanos;
@@ -91,6 +102,14 @@ final class StartingReplicator implements Replicator, AutoCloseable {
         () -> check(gate, clock), CHECK_MILLIS, CHECK_MILLIS, TimeUnit.MILLISECONDS);
   }
 
+  /**
+   * Why this node is no longer part of the cluster (a membership change removed it), or null. Its
+   * store is then stopped for good in this process: it takes no writes and is not restarted.
+   */
+  String removal() {
+    return removal;
+  }
+
   /** Why the store cannot commit writes now (and what is being done), or null. */
   String whyBroken() {
     String known = broken;
@@ -101,11 +120,31 @@ final class StartingReplicator implements Replicator, AutoCloseable {
   }
 
   void check(WriteGate gate, ServerClock clock) {
-    if (closed || restarting.get() || !(current instanceof RatisReplicator engine)) {
+    if (closed
+        || removal != null
+        || restarting.get()
+        || !(current instanceof RatisReplicator engine)) {
       return;
+    }
+    if (engine.joinedOnce()) {
+      wasMember = true;
     }
     String failure = engine.failure();
     if (failure == null) {
+      return;
+    }
+    if (!standalone && !failureSeen) {
+      // Ratis closes a removed member before it tells the state machine why: look again at the
+      // next check, when the reason is known, before deciding on a restart.
+      failureSeen = true;
+      return;
+    }
+    if (engine.removedFromGroup(wasMember)) {
+      removal =
+          "this node was removed from the cluster's replication group (a membership change); it"
+              + " takes no writes and is not restarted: stop it";
+      broken = removal;
+      log.warn("{} (the cluster goes on without it)", removal);
       return;
     }
     if (broken == null) {
@@ -129,6 +168,7 @@ final class StartingReplicator implements Replicator, AutoCloseable {
     try {
       RatisReplicator fresh = RatisReplicator.restart(failed);
       current = fresh;
+      failureSeen = false;
       if (closed) {
         fresh.close();
         return;

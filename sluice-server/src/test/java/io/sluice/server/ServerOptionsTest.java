@@ -26,6 +26,19 @@ class ServerOptionsTest {
   }
 
   @Test
+  void boundsHandshakingGrpcSocketsPerAddressNeverAboveTheTotal() {
+    ServerOptions defaults = ServerOptions.builder().build();
+    assertThat(defaults.maxGrpcHandshakes()).isEqualTo(2_048);
+    assertThat(defaults.maxGrpcHandshakesPerAddress()).isEqualTo(256);
+
+    ServerOptions small = ServerOptions.builder().maxGrpcHandshakes(100).build();
+    assertThat(small.maxGrpcHandshakesPerAddress()).isEqualTo(100);
+    assertThatThrownBy(() -> ServerOptions.builder().maxGrpcHandshakesPerAddress(0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("per address");
+  }
+
+  @Test
   void rejectsABlankBindAddress() {
     assertThatThrownBy(() -> ServerOptions.builder().bindAddress(" "))
         .isInstanceOf(IllegalArgumentException.class)

@@ -270,31 +270,58 @@ final class ConfigHistory implements AutoCloseable {
     }
   }
 
-  /** Reads a segment's format, indexes its records and cuts off a torn tail. */
+  /**
+   * Reads a segment's format, indexes its records and cuts off a torn tail. Each record is read and
+   * its checksum checked, but only the fields the index needs are decoded (the content, often most
+   * of the bytes, is not turned into a string), into one buffer reused for every record.
+   */
   private void scan(Segment segment) throws IOException {
     long fileSize = segment.channel.size();
     long offset = readFormat(segment, fileSize);
+    ByteBuffer header = ByteBuffer.allocate(HEADER_BYTES);
+    ByteBuffer payload = ByteBuffer.allocate(4096);
     while (offset + HEADER_BYTES <= fileSize) {
-      ConfigHistoryEntry entry;
+      long id;
+      long modified;
+      ConfigKey key;
       int length;
       try {
-        ByteBuffer header = ByteBuffer.allocate(HEADER_BYTES);
+        header.clear();
         readFully(segment.channel, header, offset);
         length = header.getInt(0);
-        if (length <= 0 || offset + HEADER_BYTES + length > fileSize) {
+        if (length <= 0
+            || length > ConfigCodec.MAX_STRING_BYTES
+            || offset + HEADER_BYTES + length > fileSize) {
           break;
         }
-        entry = read(segment, offset);
+        if (payload.capacity() < length) {
+          payload = ByteBuffer.allocate(Math.max(length, payload.capacity() * 2));
+        }
+        payload.clear().limit(length);
+        readFully(segment.channel, payload, offset + HEADER_BYTES);
+        CRC32C checksum = new CRC32C();
+        checksum.update(payload.array(), 0, length);
+        if ((int) checksum.getValue() != header.getInt(4)) {
+          break;
+        }
+        // Both formats start id, created, modified, op, key.
+        DataInputStream in =
+            new DataInputStream(new ByteArrayInputStream(payload.array(), 0, length));
+        id = in.readLong();
+        in.readLong();
+        modified = in.readLong();
+        in.readByte();
+        key = ConfigCodec.readKey(in);
       } catch (IOException damaged) {
         break;
       }
       if (segment.firstId == 0) {
-        segment.firstId = entry.id();
-        segment.firstMillis = entry.modifiedMillis();
+        segment.firstId = id;
+        segment.firstMillis = modified;
       }
-      segment.newestMillis = Math.max(segment.newestMillis, entry.modifiedMillis());
-      if (entry.id() > lastId) {
-        index(entry.id(), entry.key(), position(segment.ordinal, offset));
+      segment.newestMillis = Math.max(segment.newestMillis, modified);
+      if (id > lastId) {
+        index(id, key, position(segment.ordinal, offset));
       }
       offset += HEADER_BYTES + length;
     }

@@ -145,6 +145,30 @@ final class ServerCommand implements Callable<Integer> {
   Integer maxHttpConnections;
 
   @Option(
+      names = "--max-grpc-handshakes",
+      paramLabel = "N",
+      description =
+          "gRPC sockets that may be handshaking at once; beyond, a new socket is closed at once"
+              + " (default: 2048).")
+  Integer maxGrpcHandshakes;
+
+  @Option(
+      names = "--max-grpc-handshakes-per-address",
+      paramLabel = "N",
+      description =
+          "Of those, how many one client address may hold, so one client cannot lock others out"
+              + " (default: 256).")
+  Integer maxGrpcHandshakesPerAddress;
+
+  @Option(
+      names = "--grpc-handshake-timeout-ms",
+      paramLabel = "MS",
+      description =
+          "A gRPC socket that has not finished its HTTP/2 handshake by then is closed (default:"
+              + " 10000).")
+  Long grpcHandshakeTimeoutMillis;
+
+  @Option(
       names = "--max-logins-per-minute",
       paramLabel = "N",
       description =
@@ -215,6 +239,15 @@ final class ServerCommand implements Callable<Integer> {
       }
       if (maxHttpConnections != null) {
         builder.maxHttpConnections(maxHttpConnections);
+      }
+      if (maxGrpcHandshakes != null) {
+        builder.maxGrpcHandshakes(maxGrpcHandshakes);
+      }
+      if (maxGrpcHandshakesPerAddress != null) {
+        builder.maxGrpcHandshakesPerAddress(maxGrpcHandshakesPerAddress);
+      }
+      if (grpcHandshakeTimeoutMillis != null) {
+        builder.grpcHandshakeTimeout(Duration.ofMillis(grpcHandshakeTimeoutMillis));
       }
       if (maxLoginsPerMinute != null) {
         builder.maxLoginsPerMinute(maxLoginsPerMinute);

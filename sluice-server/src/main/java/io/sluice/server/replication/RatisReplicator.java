@@ -354,6 +354,52 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
   }
 
   /**
+   * Whether this node is out of the replication group on purpose rather than failed: Ratis stopped
+   * its member after a membership change left it out. Either its own Raft configuration no longer
+   * lists it (it received the change), or, campaigning once the leader stopped sending to it, the
+   * leader answered that it is not a member, which a node that was a member before hears only after
+   * being removed. A node started to join and not yet added hears the same answer; it was never a
+   * member ({@code wasMember} false, and this engine never joined), so it is not "removed". Such a
+   * node must not be restarted in-process: it would campaign again and be told again to stop.
+   *
+   * @param wasMember whether an earlier engine of this node (before an in-process restart) had
+   *     joined the cluster
+   */
+  public boolean removedFromGroup(boolean wasMember) {
+    if (options.standalone()) {
+      return false;
+    }
+    boolean told = stateMachine.shutDownByGroup();
+    if (!listsSelf()) {
+      return told || failure() != null;
+    }
+    return told && (wasMember || joinedOnce());
+  }
+
+  /** Whether this engine has joined the cluster once (known a leader, replayed its log). */
+  public boolean joinedOnce() {
+    return firstReady.isDone() && !firstReady.isCompletedExceptionally();
+  }
+
+  /** Whether this node's newest Raft configuration (committed or not) lists it as a member. */
+  private boolean listsSelf() {
+    RaftServer.Division member = division;
+    if (member == null) {
+      return true;
+    }
+    try {
+      for (RaftPeer peer : member.getRaftConf().getCurrentPeers()) {
+        if (peer.getId().equals(selfId)) {
+          return true;
+        }
+      }
+      return false;
+    } catch (RuntimeException e) {
+      return true;
+    }
+  }
+
+  /**
    * Writes the states of a stopped engine as a snapshot at their applied position, unless the
    * newest snapshot already holds it; returns that position, or null when nothing was ever applied.
    */

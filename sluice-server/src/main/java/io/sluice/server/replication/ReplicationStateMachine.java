@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentSkipListMap;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
@@ -303,9 +304,24 @@ final class ReplicationStateMachine extends BaseStateMachine {
     }
   }
 
+  /**
+   * Ratis shut this member down on its own, not as part of closing the whole server: its election
+   * found it missing from its own configuration, or the leader answered its vote request that it
+   * was removed. Written by a Ratis election thread, read by any.
+   */
+  private volatile boolean shutDownByGroup;
+
   @Override
   public void notifyServerShutdown(RoleInfoProto roleInfo, boolean allServer) {
+    if (!allServer) {
+      shutDownByGroup = true;
+    }
     listener.onNotLeader();
+  }
+
+  /** Whether Ratis shut this member down because the group does not (or no longer) include it. */
+  boolean shutDownByGroup() {
+    return shutDownByGroup;
   }
 
   long entriesApplied() {
@@ -401,28 +417,43 @@ final class ReplicationStateMachine extends BaseStateMachine {
   }
 
   /**
-   * Loads the newest snapshot that passes its checksum; damaged ones are moved aside and the next
-   * older one is tried. The replicator checks afterwards that the log still reaches back to the
-   * loaded snapshot (see {@link RatisReplicator}).
+   * Loads the newest snapshot that passes its checksums; damaged ones are moved aside and the next
+   * older one is tried. Damage found part-way through a load leaves the states it reached partly
+   * loaded: an older snapshot that reloads each of them is fine, otherwise the start is refused (a
+   * restart then starts without the damaged file). The replicator checks afterwards that the log
+   * still reaches back to the loaded snapshot (see {@link RatisReplicator}).
    */
   private void loadNewestValidSnapshot() throws IOException {
+    Set<String> partlyLoaded = new HashSet<>();
     for (SnapshotDirectory.Snapshot candidate : snapshots.listNewestFirst()) {
       SnapshotFile.Position position;
+      Set<String> reached = new HashSet<>();
       try {
-        position = SnapshotFile.verify(candidate.file());
-        if (!position.equals(candidate.position())) {
-          throw new CorruptSnapshotException(
-              candidate.file() + ": holds " + position + ", its name says " + candidate.position());
+        if (statesHold == null) {
+          position =
+              SnapshotFile.load(candidate.file(), candidate.position(), statesByName, reached);
+        } else {
+          position = SnapshotFile.verify(candidate.file());
+          if (!position.equals(candidate.position())) {
+            throw new CorruptSnapshotException(
+                candidate.file()
+                    + ": holds "
+                    + position
+                    + ", its name says "
+                    + candidate.position());
+          }
         }
       } catch (CorruptSnapshotException e) {
         log.error("refusing damaged snapshot: {}; trying an older one", e.getMessage());
         snapshots.setAside(candidate.file());
+        partlyLoaded.addAll(reached);
         continue;
       }
-      if (statesHold == null) {
-        SnapshotFile.load(candidate.file(), statesByName);
-      } else if (!position.equals(statesHold)) {
+      if (statesHold != null && !position.equals(statesHold)) {
         throw takeOverRefused("the newest valid snapshot is " + position);
+      }
+      if (!reached.containsAll(partlyLoaded)) {
+        throw partlyLoadedRefused(partlyLoaded);
       }
       snapshots.setLatest(candidate);
       setLastAppliedTermIndex(TermIndex.valueOf(position.term(), position.index()));
@@ -434,7 +465,21 @@ final class ReplicationStateMachine extends BaseStateMachine {
     if (statesHold != null) {
       throw takeOverRefused("there is no valid snapshot");
     }
+    if (!partlyLoaded.isEmpty()) {
+      throw partlyLoadedRefused(partlyLoaded);
+    }
     loadedSnapshotIndex = RaftLog.INVALID_LOG_INDEX;
+  }
+
+  private IOException partlyLoadedRefused(Set<String> states) {
+    // Ratis snapshots on stop: never record states that hold part of a damaged file.
+    snapshotsRefused = true;
+    return new IOException(
+        "states "
+            + new TreeSet<>(states)
+            + " were partly loaded from a snapshot found damaged while loading (set aside as"
+            + " .corrupt), and no older snapshot reloads them; restart the server to start"
+            + " without it");
   }
 
   /**

@@ -2,9 +2,12 @@ package io.sluice.server.replication;
 
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
+import java.io.FilterInputStream;
 import java.io.FilterOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -25,32 +28,45 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Sluice's own snapshot file: every state's section, then a CRC32C over all of it.
+ * Sluice's own snapshot file: every state's section, then a CRC32C over all of it. Format 2, the
+ * one written:
  *
  * <pre>
  * long   magic "SLUICESN"
- * int    format version (1)
+ * int    format version (2)
  * long   term, long index      of the last log entry the snapshot contains
  * int    section count
+ * int    CRC32C                of the 32 header bytes before it
  * count times:
  *   UTF  state name            (DataOutput.writeUTF)
- *   chunks: int length > 0, then that many bytes; an int 0 ends the section
+ *   int  CRC32C                of the name's UTF bytes, length included
+ *   chunks: int length > 0, then that many bytes, then their CRC32C; an int 0 ends the section
  * long   content length        bytes before this field
  * int    CRC32C                of those bytes
  * </pre>
  *
- * Sections are chunked so a state streams any amount of data without this class knowing its size in
- * advance, and so a loader can skip a section it does not know and tell when a state read too
+ * Format 1 (still read) is the same without the header, name and chunk checksums.
+ *
+ * <p>Sections are chunked so a state streams any amount of data without this class knowing its size
+ * in advance, and so a loader can skip a section it does not know and tell when a state read too
  * little or too much. A file is written to a temporary name, fsynced, renamed atomically and the
- * directory fsynced, so a crash leaves either the whole file or none. A file is {@linkplain #verify
- * verified} in full before any of it reaches a state: a damaged snapshot is refused, never loaded.
+ * directory fsynced, so a crash leaves either the whole file or none.
+ *
+ * <p>No byte a checksum has not vouched for reaches a state: a damaged snapshot is refused, and a
+ * damaged length can never make a state allocate what the file never held. Format 2 is checked and
+ * loaded in one read: each chunk is checked before the state reads it, and the whole file's
+ * checksum at the end. Damage found part-way leaves the states it reached partly loaded, which
+ * {@link #load(Path, Position, Map, Set)} reports so the caller can reload or refuse them. Format 1
+ * has no chunk checksums, so it is {@linkplain #verify verified} in full before it is loaded.
  */
 final class SnapshotFile {
   private static final Logger log = LoggerFactory.getLogger(SnapshotFile.class);
 
   static final long MAGIC = 0x534C55494345534EL; // "SLUICESN"
-  static final int FORMAT_VERSION = 1;
+  static final int FORMAT_VERSION = 2;
+  private static final int FIRST_FORMAT = 1;
   private static final int HEADER_BYTES = 8 + 4 + 8 + 8 + 4;
+  private static final int MAX_SECTIONS = 1 << 16;
   private static final int TRAILER_BYTES = 8 + 4;
   private static final int CHUNK_BYTES = 64 << 10;
 
@@ -76,13 +92,15 @@ final class SnapshotFile {
           new ChecksummingOutputStream(
               new BufferedOutputStream(Channels.newOutputStream(channel), CHUNK_BYTES));
       DataOutputStream out = new DataOutputStream(checksummed);
-      out.writeLong(MAGIC);
-      out.writeInt(FORMAT_VERSION);
-      out.writeLong(position.term());
-      out.writeLong(position.index());
-      out.writeInt(states.size());
+      ByteBuffer header = ByteBuffer.allocate(HEADER_BYTES);
+      header.putLong(MAGIC).putInt(FORMAT_VERSION).putLong(position.term());
+      header.putLong(position.index()).putInt(states.size());
+      out.write(header.array());
+      out.writeInt(crcOf(header.array(), HEADER_BYTES));
       for (ReplicatedState state : states) {
-        out.writeUTF(state.name());
+        byte[] name = utf(state.name());
+        out.write(name);
+        out.writeInt(crcOf(name, name.length));
         SectionOutputStream section = new SectionOutputStream(out);
         DataOutputStream stateOut = new DataOutputStream(section);
         state.writeSnapshot(stateOut);
@@ -108,7 +126,9 @@ final class SnapshotFile {
 
   /**
    * Reads the whole file and checks its length, checksum, magic and version; returns the position
-   * it holds. Throws {@link CorruptSnapshotException} when any check fails.
+   * it holds. Throws {@link CorruptSnapshotException} when any check fails, and a plain {@link
+   * IOException} for an intact file of a format newer than this version reads (never set aside as
+   * damaged: a reader stops at a format it does not know).
    */
   static Position verify(Path file) throws IOException {
     try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
@@ -148,40 +168,119 @@ final class SnapshotFile {
         throw new CorruptSnapshotException(file + ": not a Sluice snapshot (bad magic)");
       }
       int version = header.getInt(8);
-      if (version != FORMAT_VERSION) {
-        throw new CorruptSnapshotException(
-            file + ": snapshot format version " + version + " is not " + FORMAT_VERSION);
+      if (version < FIRST_FORMAT) {
+        throw new CorruptSnapshotException(file + ": snapshot format version " + version);
+      }
+      if (version > FORMAT_VERSION) {
+        // Intact (its checksum holds) and newer: written by a later version. Not damage.
+        throw new IOException(
+            file
+                + ": snapshot format "
+                + version
+                + " is newer than this server reads (up to "
+                + FORMAT_VERSION
+                + "); downgrades are not supported");
       }
       return new Position(header.getLong(12), header.getLong(20));
     }
   }
 
-  /**
-   * Loads a {@linkplain #verify verified} file into the states. A section for a state not given
-   * here is skipped with a warning (a state that no longer exists); a state without a section keeps
-   * what it has. Fails if a state does not read its section exactly.
-   */
+  /** {@link #load(Path, Position, Map, Set)} of any position, not told which states it reached. */
   static Position load(Path file, Map<String, ReplicatedState> statesByName) throws IOException {
-    try (DataInputStream in =
-        new DataInputStream(new BufferedInputStream(Files.newInputStream(file), CHUNK_BYTES))) {
-      if (in.readLong() != MAGIC || in.readInt() != FORMAT_VERSION) {
+    return load(file, null, statesByName, new HashSet<>());
+  }
+
+  /**
+   * Checks the file and loads it into the states; returns the position it holds. A section for a
+   * state not given here is skipped with a warning (a state that no longer exists); a state without
+   * a section keeps what it has. Throws {@link CorruptSnapshotException} when the file is damaged
+   * or does not hold {@code expected}; then the states named in {@code reached} were handed part of
+   * it and must be reloaded from another snapshot before they are used. Fails with a plain {@link
+   * IOException} if a state does not read its section exactly, or the file is of a newer format.
+   *
+   * @param expected the position the file must hold (its name says so), or null for any
+   * @param reached receives the name of each state handed any of this file
+   */
+  static Position load(
+      Path file, Position expected, Map<String, ReplicatedState> statesByName, Set<String> reached)
+      throws IOException {
+    int version;
+    try (DataInputStream peek = new DataInputStream(Files.newInputStream(file))) {
+      peek.skipNBytes(8);
+      version = peek.readInt();
+    } catch (EOFException e) {
+      throw new CorruptSnapshotException(file + ": too short for a snapshot header");
+    }
+    if (version != FORMAT_VERSION) {
+      // Format 1 (no chunk checksums): checked in full before a state sees any of it. A newer or
+      // unknown format is told apart from damage by the same check.
+      expect(file, expected, verify(file));
+      return loadChecked(file, expected, statesByName, reached, FIRST_FORMAT);
+    }
+    try {
+      return loadChecked(file, expected, statesByName, reached, FORMAT_VERSION);
+    } catch (CorruptSnapshotException e) {
+      throw e;
+    } catch (IOException | RuntimeException e) {
+      // A state failed on bytes each chunk checksum vouched for, or the file ended early: damage
+      // to the framing around the chunks (which only the whole file's checksum tells) or a state's
+      // own fault. Rare, so the file is read once more to tell which.
+      verify(file);
+      throw e;
+    }
+  }
+
+  private static void expect(Path file, Position expected, Position found)
+      throws CorruptSnapshotException {
+    if (expected != null && !expected.equals(found)) {
+      throw new CorruptSnapshotException(file + ": holds " + found + ", its name says " + expected);
+    }
+  }
+
+  /**
+   * Reads the sections into the states. Format 2 checks the header (and that it holds {@code
+   * expected}) before any section, each name and each chunk before use, and the whole content's
+   * checksum and length at the end; format 1 files were verified before.
+   */
+  private static Position loadChecked(
+      Path file,
+      Position expected,
+      Map<String, ReplicatedState> statesByName,
+      Set<String> reached,
+      int version)
+      throws IOException {
+    boolean checked = version >= 2;
+    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+      long size = channel.size();
+      InputStream raw = new BufferedInputStream(Channels.newInputStream(channel), CHUNK_BYTES);
+      ChecksummingInputStream content = new ChecksummingInputStream(raw);
+      DataInputStream in = new DataInputStream(content);
+      byte[] header = new byte[HEADER_BYTES];
+      in.readFully(header);
+      ByteBuffer fields = ByteBuffer.wrap(header);
+      if (fields.getLong(0) != MAGIC || fields.getInt(8) != version) {
         throw new CorruptSnapshotException(file + ": bad magic or version");
       }
-      Position position = new Position(in.readLong(), in.readLong());
-      int sections = in.readInt();
-      if (sections < 0) {
-        throw new CorruptSnapshotException(file + ": negative section count");
+      if (checked && in.readInt() != crcOf(header, HEADER_BYTES)) {
+        throw new CorruptSnapshotException(file + ": header checksum mismatch");
+      }
+      Position position = new Position(fields.getLong(12), fields.getLong(20));
+      expect(file, expected, position);
+      int sections = fields.getInt(28);
+      if (sections < 0 || sections > MAX_SECTIONS) {
+        throw new CorruptSnapshotException(file + ": " + sections + " sections");
       }
       Set<String> loaded = new HashSet<>();
       for (int i = 0; i < sections; i++) {
-        String name = in.readUTF();
-        SectionInputStream section = new SectionInputStream(in, file);
+        String name = checked ? readCheckedName(in, file) : in.readUTF();
+        SectionInputStream section = new SectionInputStream(in, file, checked);
         ReplicatedState state = statesByName.get(name);
         if (state == null) {
           long skipped = section.skipRest();
           log.warn("{}: skipped the section of unknown state '{}' ({} bytes)", file, name, skipped);
           continue;
         }
+        reached.add(name);
         state.loadSnapshot(new DataInputStream(section));
         long unread = section.skipRest();
         if (unread > 0) {
@@ -195,6 +294,18 @@ final class SnapshotFile {
         }
         loaded.add(name);
       }
+      if (checked) {
+        long contentLength = content.count();
+        int crc = (int) content.crc();
+        // The trailer is not part of what it checks: read around the checksumming stream.
+        DataInputStream trailer = new DataInputStream(raw);
+        if (trailer.readLong() != contentLength
+            || trailer.readInt() != crc
+            || contentLength + TRAILER_BYTES != size) {
+          throw new CorruptSnapshotException(
+              file + ": the content's length or CRC32C does not match its trailer");
+        }
+      }
       for (String name : statesByName.keySet()) {
         if (!loaded.contains(name)) {
           log.info("{}: no section for state '{}'; it starts empty", file, name);
@@ -202,6 +313,30 @@ final class SnapshotFile {
       }
       return position;
     }
+  }
+
+  private static String readCheckedName(DataInputStream in, Path file) throws IOException {
+    int length = in.readUnsignedShort();
+    byte[] utf = new byte[2 + length];
+    utf[0] = (byte) (length >>> 8);
+    utf[1] = (byte) length;
+    in.readFully(utf, 2, length);
+    if (in.readInt() != crcOf(utf, utf.length)) {
+      throw new CorruptSnapshotException(file + ": a section name's checksum does not match");
+    }
+    return new DataInputStream(new ByteArrayInputStream(utf)).readUTF();
+  }
+
+  private static byte[] utf(String name) throws IOException {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    new DataOutputStream(bytes).writeUTF(name);
+    return bytes.toByteArray();
+  }
+
+  private static int crcOf(byte[] bytes, int length) {
+    CRC32C crc = new CRC32C();
+    crc.update(bytes, 0, length);
+    return (int) crc.getValue();
   }
 
   static void fsyncDirectory(Path directory) throws IOException {
@@ -257,6 +392,64 @@ final class SnapshotFile {
     }
   }
 
+  /** Counts and checksums what is read through it. */
+  private static final class ChecksummingInputStream extends FilterInputStream {
+    private final CRC32C crc = new CRC32C();
+    private long count;
+
+    ChecksummingInputStream(InputStream in) {
+      super(in);
+    }
+
+    @Override
+    public int read() throws IOException {
+      int b = in.read();
+      if (b >= 0) {
+        crc.update(b);
+        count++;
+      }
+      return b;
+    }
+
+    @Override
+    public int read(byte[] bytes, int offset, int length) throws IOException {
+      int n = in.read(bytes, offset, length);
+      if (n > 0) {
+        crc.update(bytes, offset, n);
+        count += n;
+      }
+      return n;
+    }
+
+    @Override
+    public long skip(long n) throws IOException {
+      // Skipped bytes must be checksummed too: read them.
+      byte[] discard = new byte[(int) Math.min(n, 8192)];
+      long skipped = 0;
+      while (skipped < n) {
+        int read = read(discard, 0, (int) Math.min(discard.length, n - skipped));
+        if (read < 0) {
+          break;
+        }
+        skipped += read;
+      }
+      return skipped;
+    }
+
+    @Override
+    public boolean markSupported() {
+      return false;
+    }
+
+    long count() {
+      return count;
+    }
+
+    long crc() {
+      return crc.getValue();
+    }
+  }
+
   /**
    * Buffers a state's bytes into chunks of up to {@value #CHUNK_BYTES}; {@link #finish()} writes
    * the last chunk and the terminator. Closing it (a state may close its stream) does not close the
@@ -308,6 +501,7 @@ final class SnapshotFile {
       if (used > 0) {
         target.writeInt(used);
         target.write(chunk, 0, used);
+        target.writeInt(crcOf(chunk, used));
         used = 0;
       }
     }
@@ -319,16 +513,22 @@ final class SnapshotFile {
     }
   }
 
-  /** Reads one section's chunks; reports end of stream at the section's end. */
+  /**
+   * Reads one section's chunks; reports end of stream at the section's end. Checked (format 2), it
+   * reads each chunk whole and compares its checksum before handing out any of it.
+   */
   private static final class SectionInputStream extends InputStream {
     private final DataInputStream source;
     private final Path file;
+    private final byte[] chunk;
+    private int chunkOffset;
     private int leftInChunk;
     private boolean ended;
 
-    SectionInputStream(DataInputStream source, Path file) {
+    SectionInputStream(DataInputStream source, Path file, boolean checked) {
       this.source = source;
       this.file = file;
+      this.chunk = checked ? new byte[CHUNK_BYTES] : null;
     }
 
     @Override
@@ -337,7 +537,7 @@ final class SnapshotFile {
         return -1;
       }
       leftInChunk--;
-      return source.readUnsignedByte();
+      return chunk != null ? chunk[chunkOffset++] & 0xFF : source.readUnsignedByte();
     }
 
     @Override
@@ -349,7 +549,12 @@ final class SnapshotFile {
         return -1;
       }
       int n = Math.min(length, leftInChunk);
-      source.readFully(bytes, offset, n);
+      if (chunk != null) {
+        System.arraycopy(chunk, chunkOffset, bytes, offset, n);
+        chunkOffset += n;
+      } else {
+        source.readFully(bytes, offset, n);
+      }
       leftInChunk -= n;
       return n;
     }
@@ -358,7 +563,9 @@ final class SnapshotFile {
     long skipRest() throws IOException {
       long skipped = 0;
       while (nextChunkIfNeeded()) {
-        source.skipNBytes(leftInChunk);
+        if (chunk == null) {
+          source.skipNBytes(leftInChunk);
+        }
         skipped += leftInChunk;
         leftInChunk = 0;
       }
@@ -373,6 +580,13 @@ final class SnapshotFile {
         }
         if (length == 0) {
           ended = true;
+        } else if (chunk != null) {
+          source.readFully(chunk, 0, length);
+          if (source.readInt() != crcOf(chunk, length)) {
+            throw new CorruptSnapshotException(
+                file + ": a section chunk's checksum does not match");
+          }
+          chunkOffset = 0;
         }
         leftInChunk = length;
       }

@@ -306,6 +306,39 @@ class RatisReplicatorTest {
   }
 
   @Test
+  void refusesOnceAndThenReplaysTheLogWhenTheOnlySnapshotIsFoundDamagedWhileLoading()
+      throws Exception {
+    Path snapshots;
+    String value = "v".repeat(1_000);
+    try (RatisReplicator replicator =
+        startReady(standalone(dataDir).build(), new KeyValueState())) {
+      snapshots = replicator.snapshotDirectory();
+      // About 200 KB: the state's section spans several checksummed chunks.
+      for (int i = 0; i < 200; i++) {
+        await(replicator.submit("kv", KeyValueState.put("k" + i, value)));
+      }
+    } // a clean close writes the only snapshot; the log still reaches back to the first entry
+    List<Path> files = snapshotFiles(snapshots);
+    assertThat(files).hasSize(1);
+    Path only = files.get(0);
+    // Past the first chunk: the state has read part of the file when the damage is found.
+    flipByte(only, Files.size(only) * 3 / 4);
+
+    KeyValueState partlyLoaded = new KeyValueState();
+    assertThatThrownBy(
+            () -> RatisReplicator.start(standalone(dataDir).build(), List.of(partlyLoaded)))
+        .hasStackTraceContaining("partly loaded");
+    assertThat(only.resolveSibling(only.getFileName() + ".corrupt")).exists();
+    assertThat(snapshotFiles(snapshots)).as("no snapshot of the partly loaded state").isEmpty();
+
+    KeyValueState restarted = new KeyValueState();
+    try (RatisReplicator replicator = startReady(standalone(dataDir).build(), restarted)) {
+      assertThat(restarted.size()).as("every acknowledged write, from the log").isEqualTo(200);
+      assertThat(restarted.get("k199")).isEqualTo(value);
+    }
+  }
+
+  @Test
   void refusesToStartWhenNoUsableSnapshotReachesTheLog() throws Exception {
     // Tiny segments and thresholds so the log behind the snapshots gets purged.
     ReplicationOptions options =

@@ -14,7 +14,6 @@ import io.grpc.netty.NettyServerBuilder;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.sluice.server.clock.ServerClock;
 import io.sluice.server.protocol.ClientFaultLog;
 import io.sluice.server.protocol.grpc.ConnectionMessages.ConnectionSetupRequest;
@@ -54,11 +53,14 @@ public final class GrpcServer implements AutoCloseable {
   private final Server server;
   private final EventLoopGroup boss;
   private final EventLoopGroup workers;
+  private final HandshakeGate gate;
 
-  private GrpcServer(Server server, EventLoopGroup boss, EventLoopGroup workers) {
+  private GrpcServer(
+      Server server, EventLoopGroup boss, EventLoopGroup workers, HandshakeGate gate) {
     this.server = server;
     this.boss = boss;
     this.workers = workers;
+    this.gate = gate;
   }
 
   /**
@@ -70,6 +72,8 @@ public final class GrpcServer implements AutoCloseable {
    * @param tlsPrivateKey its PEM (PKCS#8) private key
    * @param faults where clients' faults (refused connections) are noted, rate-limited
    * @param handshakeTimeoutMillis how long a new connection has to finish its HTTP/2 handshake
+   * @param maxHandshakes sockets that may be handshaking at once; more are closed at once
+   * @param maxHandshakesPerAddress of those, how many may come from one source address
    * @param maxMessageBytes the largest message accepted; larger ones fail the call with
    *     RESOURCE_EXHAUSTED before any of it is decoded
    */
@@ -79,6 +83,8 @@ public final class GrpcServer implements AutoCloseable {
       int eventLoops,
       int maxMessageBytes,
       long handshakeTimeoutMillis,
+      int maxHandshakes,
+      int maxHandshakesPerAddress,
       ClientFaultLog faults,
       Path tlsCertificate,
       Path tlsPrivateKey,
@@ -100,6 +106,10 @@ public final class GrpcServer implements AutoCloseable {
             .addMethod(
                 NacosGrpcMethods.BI_STREAM, new StreamCallHandler(registry, codec, clock, faults))
             .build();
+    // Handshaked transports are bounded like registered connections: a client holds one of each.
+    HandshakeGate gate =
+        new HandshakeGate(
+            maxHandshakes, maxHandshakesPerAddress, registry.maxConnections(), faults);
     NettyServerBuilder builder = NettyServerBuilder.forAddress(new InetSocketAddress(host, port));
     if (tlsCertificate != null) {
       try {
@@ -114,17 +124,18 @@ public final class GrpcServer implements AutoCloseable {
     }
     Server server =
         builder
-            .channelType(NioServerSocketChannel.class)
+            .channelFactory(gate::serverChannel)
             .bossEventLoopGroup(boss)
             .workerEventLoopGroup(workers)
             .directExecutor()
             .maxInboundMessageSize(maxMessageBytes)
-            // A socket that never completes its HTTP/2 handshake is closed, not held.
+            // A socket that never completes its HTTP/2 handshake is closed, not held; how many may
+            // be handshaking at once is the gate's bound.
             .handshakeTimeout(handshakeTimeoutMillis, TimeUnit.MILLISECONDS)
             // The official client pings every 6 minutes; allow that without GOAWAY(too_many_pings).
             .permitKeepAliveTime(5, TimeUnit.MINUTES)
             .permitKeepAliveWithoutCalls(true)
-            .addTransportFilter(new IdentityFilter(registry))
+            .addTransportFilter(new IdentityFilter(registry, gate))
             .addService(requestService)
             .addService(streamService)
             .build();
@@ -135,11 +146,21 @@ public final class GrpcServer implements AutoCloseable {
       workers.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
       throw new UncheckedIOException("cannot listen on gRPC port " + host + ":" + port, e);
     }
-    return new GrpcServer(server, boss, workers);
+    return new GrpcServer(server, boss, workers, gate);
   }
 
   public int port() {
     return server.getPort();
+  }
+
+  /** Sockets accepted and not yet through their HTTP/2 handshake. */
+  public int handshakingSockets() {
+    return gate.handshaking();
+  }
+
+  /** Handshaked HTTP/2 transports open now (a client holds one). */
+  public int transports() {
+    return gate.established();
   }
 
   @Override
@@ -161,14 +182,17 @@ public final class GrpcServer implements AutoCloseable {
   /** Gives each transport its connection id, and closes the connection when the transport ends. */
   private static final class IdentityFilter extends ServerTransportFilter {
     private final ConnectionRegistry registry;
+    private final HandshakeGate gate;
 
-    IdentityFilter(ConnectionRegistry registry) {
+    IdentityFilter(ConnectionRegistry registry, HandshakeGate gate) {
       this.registry = registry;
+      this.gate = gate;
     }
 
     @Override
     public Attributes transportReady(Attributes attributes) {
       SocketAddress remote = attributes.get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR);
+      gate.handshaked(remote, attributes.get(Grpc.TRANSPORT_ATTR_LOCAL_ADDR));
       String ip = "unknown";
       int port = 0;
       if (remote instanceof InetSocketAddress inet) {
