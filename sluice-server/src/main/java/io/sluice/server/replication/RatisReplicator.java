@@ -41,6 +41,7 @@ import org.apache.ratis.protocol.exceptions.LeaderNotReadyException;
 import org.apache.ratis.protocol.exceptions.LeaderSteppingDownException;
 import org.apache.ratis.protocol.exceptions.NotLeaderException;
 import org.apache.ratis.protocol.exceptions.ServerNotReadyException;
+import org.apache.ratis.server.RaftConfiguration;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.raftlog.RaftLog;
 import org.apache.ratis.server.storage.RaftStorage;
@@ -966,6 +967,41 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
     server.start();
     division = server.getDivision(groupId);
     checkLogReachesSnapshot();
+    refuseIfRemoved();
+  }
+
+  /**
+   * A node removed from the cluster must not come back on its old data directory: the newest
+   * membership its log holds (committed or not) leaves it out, the members ignore it, and it would
+   * wait for a leader forever. Refuse to start and say what to do instead. A new node is not
+   * refused: its log holds no membership yet (Ratis starts it from the cluster list until the
+   * leader adds it).
+   */
+  private void refuseIfRemoved() throws IOException {
+    if (options.standalone()) {
+      return;
+    }
+    RaftConfiguration stored = division.getRaftConf();
+    if (stored.getLogEntryIndex() < 0) {
+      return;
+    }
+    List<String> members = new ArrayList<>();
+    for (RaftPeer peer : stored.getCurrentPeers()) {
+      if (peer.getId().equals(selfId)) {
+        return;
+      }
+      members.add(peer.getAddress());
+    }
+    throw new IOException(
+        "this node ("
+            + selfId
+            + ") is not a member of the cluster: the newest membership in its data directory "
+            + options.dataDir()
+            + " is "
+            + members
+            + " (Raft addresses; it was removed, or its addition never completed). Refusing to start; to bring it"
+            + " back, start it on an empty data directory and add it again (POST"
+            + " /nacos/v1/core/cluster/members).");
   }
 
   /**
