@@ -283,7 +283,10 @@ public final class ServerOptions {
     return maxConnections;
   }
 
-  /** How long naming changes are gathered before subscribers are pushed the newest list. */
+  /**
+   * The least time between two rounds of naming pushes: a change after a quiet spell goes out at
+   * once, changes during the spell after a round are gathered into the next.
+   */
   public Duration pushDelay() {
     return pushDelay;
   }

@@ -52,7 +52,8 @@ public final class NamingFeature implements AutoCloseable {
 
   /**
    * @param pushThread the one thread that pushes changes to subscribers
-   * @param pushDelayMillis how long changes are gathered before subscribers are pushed
+   * @param pushDelayMillis the least time between two rounds of pushes to subscribers; changes
+   *     meanwhile are gathered into the next round
    * @param maxHeartbeatClients HTTP clients that may keep instances alive with heartbeats
    * @param probe checks one persistent instance
    */
@@ -95,7 +96,7 @@ public final class NamingFeature implements AutoCloseable {
       Optional<Cluster> cluster,
       ScheduledExecutorService scheduler) {
     this.registry = new ServiceRegistry(clock, maxInstanceMetadataBytes);
-    NamingPushes pushes = new NamingPushes(registry, pushThread, pushDelayMillis);
+    NamingPushes pushes = new NamingPushes(registry, pushThread, clock, pushDelayMillis);
     registry.onChange(pushes);
     this.store = new NamingStore(registry, maxInstanceMetadataBytes);
     this.beats =

@@ -1,5 +1,6 @@
 package io.sluice.server.naming;
 
+import io.sluice.server.clock.ServerClock;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
@@ -10,33 +11,50 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Turns service changes into pushes to subscribers. Changes are gathered for at most {@code
- * delayMillis} (Nacos waits 500 ms; we default to a few tens) and each changed service's newest
- * snapshot goes once to each of its subscribers, however many changes it went through meanwhile.
+ * Turns service changes into pushes to subscribers, at most one round of pushes per {@code
+ * delayMillis} (Nacos waits 500 ms after each change; we default to a few tens): a change after a
+ * quiet spell of that long goes out at once, and changes during the spell after a round wait for
+ * the rest of it and go out together. Each changed service's newest snapshot goes once to each of
+ * its subscribers, however many changes it went through meanwhile. So a lone change (a cluster node
+ * applying one registration made elsewhere) costs no wait, and a burst costs one round per delay,
+ * as before.
  *
  * <p>The backlog is a set of service keys, so it is bounded by the number of services however fast
- * changes come. Everything runs on the one push thread given.
+ * changes come. Everything runs on the one push thread given; {@link #lastRoundNanos} is written
+ * there and read by whoever reports a change.
  */
 final class NamingPushes implements Consumer<ServiceKey> {
   private static final Logger log = LoggerFactory.getLogger(NamingPushes.class);
 
   private final ServiceRegistry registry;
   private final ScheduledExecutorService pushThread;
-  private final long delayMillis;
+  private final ServerClock clock;
+  private final long delayNanos;
   private final Set<ServiceKey> dirty = ConcurrentHashMap.newKeySet();
   private final AtomicBoolean flushScheduled = new AtomicBoolean();
 
-  NamingPushes(ServiceRegistry registry, ScheduledExecutorService pushThread, long delayMillis) {
+  /** When the last round of pushes began (a delay before construction: the first goes at once). */
+  private volatile long lastRoundNanos;
+
+  NamingPushes(
+      ServiceRegistry registry,
+      ScheduledExecutorService pushThread,
+      ServerClock clock,
+      long delayMillis) {
     this.registry = registry;
     this.pushThread = pushThread;
-    this.delayMillis = delayMillis;
+    this.clock = clock;
+    this.delayNanos = TimeUnit.MILLISECONDS.toNanos(delayMillis);
+    this.lastRoundNanos = clock.nanoTime() - delayNanos;
   }
 
   @Override
   public void accept(ServiceKey changed) {
     dirty.add(changed);
     if (flushScheduled.compareAndSet(false, true)) {
-      pushThread.schedule(this::flush, delayMillis, TimeUnit.MILLISECONDS);
+      long sinceLastRound = clock.nanoTime() - lastRoundNanos;
+      pushThread.schedule(
+          this::flush, Math.max(0, delayNanos - sinceLastRound), TimeUnit.NANOSECONDS);
     }
   }
 
@@ -46,6 +64,7 @@ final class NamingPushes implements Consumer<ServiceKey> {
   }
 
   private void flush() {
+    lastRoundNanos = clock.nanoTime();
     flushScheduled.set(false);
     for (ServiceKey key : dirty) {
       if (!dirty.remove(key)) {

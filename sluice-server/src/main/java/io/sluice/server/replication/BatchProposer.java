@@ -194,11 +194,6 @@ final class BatchProposer {
     return pendingSubmissions.get();
   }
 
-  /** Whether submissions wait in the queue for an entry (the next entry is coming). */
-  boolean hasQueued() {
-    return !queue.isEmpty();
-  }
-
   private void scheduleDrain() {
     if (!queue.isEmpty()
         && entriesInFlight.get() < maxEntriesInFlight

@@ -41,6 +41,7 @@ import org.apache.ratis.protocol.exceptions.LeaderNotReadyException;
 import org.apache.ratis.protocol.exceptions.LeaderSteppingDownException;
 import org.apache.ratis.protocol.exceptions.NotLeaderException;
 import org.apache.ratis.protocol.exceptions.ServerNotReadyException;
+import org.apache.ratis.server.RaftConfiguration;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.raftlog.RaftLog;
 import org.apache.ratis.server.storage.RaftStorage;
@@ -137,15 +138,10 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
   private final ReadBarriers readBarriers;
 
   /**
-   * In a cluster, where read barriers start and commit carriers are sent from; Ratis's submit
-   * blocks its caller, so neither may run on an event loop or a Ratis thread.
+   * In a cluster, where read barriers start from; Ratis's submit blocks its caller, so a barrier
+   * may not start on an event loop or a Ratis thread.
    */
   private final Executor clusterExecutor;
-
-  /** An empty entry whose only use is to carry the leader's commit index to the followers. */
-  private static final byte[] COMMIT_CARRIER = CommandBatch.encode(0L, 0L, List.of());
-
-  private final AtomicBoolean carrierInFlight = new AtomicBoolean();
 
   /** Set while a membership change this node asked for is under way (one at a time). */
   private final AtomicBoolean membershipChanging = new AtomicBoolean();
@@ -219,11 +215,6 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
                 if (leaderId != null) {
                   markFollowing(leaderId);
                 }
-              }
-
-              @Override
-              public void onEntryApplied(int commands) {
-                maySendCommitCarrier(commands);
               }
             },
             statesHold);
@@ -1022,6 +1013,41 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
     server.start();
     division = server.getDivision(groupId);
     checkLogReachesSnapshot();
+    refuseIfRemoved();
+  }
+
+  /**
+   * A node removed from the cluster must not come back on its old data directory: the newest
+   * membership its log holds (committed or not) leaves it out, the members ignore it, and it would
+   * wait for a leader forever. Refuse to start and say what to do instead. A new node is not
+   * refused: its log holds no membership yet (Ratis starts it from the cluster list until the
+   * leader adds it).
+   */
+  private void refuseIfRemoved() throws IOException {
+    if (options.standalone()) {
+      return;
+    }
+    RaftConfiguration stored = division.getRaftConf();
+    if (stored.getLogEntryIndex() < 0) {
+      return;
+    }
+    List<String> members = new ArrayList<>();
+    for (RaftPeer peer : stored.getCurrentPeers()) {
+      if (peer.getId().equals(selfId)) {
+        return;
+      }
+      members.add(peer.getAddress());
+    }
+    throw new IOException(
+        "this node ("
+            + selfId
+            + ") is not a member of the cluster: the newest membership in its data directory "
+            + options.dataDir()
+            + " is "
+            + members
+            + " (Raft addresses; it was removed, or its addition never completed). Refusing to start; to bring it"
+            + " back, start it on an empty data directory and add it again (POST"
+            + " /nacos/v1/core/cluster/members).");
   }
 
   /**
@@ -1142,53 +1168,6 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
       peers.add(RaftPeer.newBuilder().setId(peer.id()).setAddress(peer.address()).build());
     }
     return peers;
-  }
-
-  /**
-   * A follower learns that an entry committed from the leader's next append, and Ratis sends an
-   * append only for new entries or on the heartbeat (half the lower election timeout, 250 ms by
-   * default). So after a lone write, followers would apply it — and a write forwarded by a follower
-   * would be acknowledged, and ephemeral instances would reach other nodes' subscribers — only at
-   * the next heartbeat. The leader therefore follows an applied entry that nothing else follows
-   * with an empty one, whose append carries the commit index at once. One at a time, and none while
-   * local writes are queued (their entry carries it): under load it costs nothing, when idle one
-   * small entry per write.
-   */
-  private void maySendCommitCarrier(int commands) {
-    if (commands == 0
-        || options.standalone()
-        || proposer.hasQueued()
-        || !leadsNow()
-        || !carrierInFlight.compareAndSet(false, true)) {
-      return;
-    }
-    try {
-      clusterExecutor.execute(this::sendCommitCarrier);
-    } catch (RuntimeException e) {
-      carrierInFlight.set(false);
-    }
-  }
-
-  private void sendCommitCarrier() {
-    RaftServer raft = server;
-    if (raft == null || closed.get()) {
-      carrierInFlight.set(false);
-      return;
-    }
-    RaftClientRequest request =
-        RaftClientRequest.newBuilder()
-            .setClientId(clientId)
-            .setServerId(selfId)
-            .setGroupId(groupId)
-            .setCallId(nextAdminCallId.getAndIncrement())
-            .setMessage(Message.valueOf(UnsafeByteOperations.unsafeWrap(COMMIT_CARRIER)))
-            .setType(RaftClientRequest.writeRequestType())
-            .build();
-    try {
-      raft.submitClientRequestAsync(request).whenComplete((reply, e) -> carrierInFlight.set(false));
-    } catch (IOException | RuntimeException e) {
-      carrierInFlight.set(false);
-    }
   }
 
   private void markFollowing(RaftPeerId leaderId) {

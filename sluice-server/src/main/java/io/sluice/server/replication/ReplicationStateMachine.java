@@ -69,9 +69,6 @@ final class ReplicationStateMachine extends BaseStateMachine {
 
     /** Another peer leads now ({@code leaderId}), or none is known ({@code null}). */
     void onLeaderChanged(RaftPeerId leaderId);
-
-    /** An entry of {@code commands} commands (any proposer's) was applied; on the apply thread. */
-    void onEntryApplied(int commands);
   }
 
   private final RaftPeerId selfId;
@@ -375,7 +372,6 @@ final class ReplicationStateMachine extends BaseStateMachine {
     if (local) {
       listener.onApplied(batch.proposerId(), batch.sequence(), outcomes);
     }
-    listener.onEntryApplied(position);
   }
 
   private Object applyCommand(ByteBuffer stateName, ByteBuffer command, long index) {

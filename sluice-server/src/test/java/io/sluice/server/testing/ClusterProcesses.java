@@ -162,6 +162,43 @@ public final class ClusterProcesses implements AutoCloseable {
     launch(node);
   }
 
+  /**
+   * Starts {@code node} over its data directory with its cluster list, and returns at once (it may
+   * wait to be added, or refuse to start).
+   */
+  public void launchOnly(int node) throws IOException {
+    launch(node);
+  }
+
+  /**
+   * Gives {@code node} a cluster list of its own from now on (the members' addresses, in order), as
+   * an operator updates a node's {@code cluster.conf} after a membership change.
+   */
+  public void setClusterList(int node, List<Integer> members) throws IOException {
+    StringBuilder conf = new StringBuilder("# written by ClusterProcesses for node " + node + "\n");
+    for (int member : members) {
+      conf.append(address(member)).append('\n');
+    }
+    clusterConfs[node] = work.resolve("cluster-" + node + "-" + everyRun.size() + ".conf");
+    Files.writeString(clusterConfs[node], conf.toString());
+  }
+
+  /** Deletes a stopped node's data directory, as a replacement machine would start empty. */
+  public void wipeDataDirectory(int node) throws IOException {
+    if (nodes[node] != null && nodes[node].isAlive()) {
+      throw new IllegalStateException("node " + node + " still runs");
+    }
+    Path data = work.resolve("node-" + node);
+    if (!Files.exists(data)) {
+      return;
+    }
+    try (var files = Files.walk(data)) {
+      for (Path file : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.delete(file);
+      }
+    }
+  }
+
   /** Waits until {@code node} says it is ready. */
   public void awaitReady(int node, int seconds) throws InterruptedException {
     nodes[node].awaitOutput("sluice server ready", seconds);

@@ -138,6 +138,32 @@ public final class ServerProcess implements AutoCloseable {
     throw new AssertionError("no line containing '" + text + "' in: " + output.lines());
   }
 
+  /**
+   * Waits up to {@code seconds} for the process to exit by itself and returns its exit code, once
+   * its output holds a line containing {@code text} (the output is read on another thread, which
+   * may lag the exit a little).
+   */
+  public int awaitExitSaying(String text, int seconds) throws InterruptedException {
+    if (!process.waitFor(seconds, TimeUnit.SECONDS)) {
+      throw new AssertionError(
+          "server still runs after " + seconds + " s: " + String.join("\n", output.lines()));
+    }
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (output.lines().stream().noneMatch(line -> line.contains(text))) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError(
+            "server exited with "
+                + process.exitValue()
+                + " without saying '"
+                + text
+                + "': "
+                + String.join("\n", output.lines()));
+      }
+      Thread.sleep(20);
+    }
+    return process.exitValue();
+  }
+
   public long pid() {
     return process.pid();
   }

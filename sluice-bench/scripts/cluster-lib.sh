@@ -1,0 +1,43 @@
+# Sourced by the cluster-*.sh scripts: a 3-node sluice-server cluster on loopback.
+# Node N listens on 127.0.0.N:$port (gRPC port + 1000, Raft port - 1000), with --peers naming all
+# three, on a fresh data directory under $work; every node is pinned to $cpus_nodes. After
+# start_cluster: pids (one per node), leader (its address, 127.0.0.N), and every node is ready.
+# stop_cluster (SIGTERM, then wait) runs on exit.
+pids=()
+
+start_cluster() {
+  local peers="127.0.0.1:$port,127.0.0.2:$port,127.0.0.3:$port"
+  for n in 1 2 3; do
+    taskset -c "$cpus_nodes" "$root/bin/sluice" server --bind "127.0.0.$n" --port "$port" \
+      --peers "$peers" --data-dir "$work/node-$n" >"$work/node-$n.log" 2>&1 &
+    pids+=($!)
+    # bin/sluice builds the server on first use; let the first node do it alone.
+    [ "$n" = 1 ] && sleep 5
+  done
+  trap stop_cluster EXIT
+  for n in 1 2 3; do
+    until grep -q "sluice server ready" "$work/node-$n.log" 2>/dev/null; do
+      if ! kill -0 "${pids[$((n - 1))]}" 2>/dev/null; then
+        echo "node $n exited:" >&2
+        tail -n 30 "$work/node-$n.log" >&2
+        exit 1
+      fi
+      sleep 0.2
+    done
+  done
+  leader="$(curl -sf "http://127.0.0.1:$port/nacos/v1/core/cluster/nodes" | python3 -c '
+import json, sys
+for member in json.load(sys.stdin)["data"]:
+    print(member["extendInfo"]["raftMetaData"]["metaDataMap"]["sluice"]["leader"].split(":")[0])
+    break')"
+}
+
+stop_cluster() {
+  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+}
+
+# The pid of node 127.0.0.N.
+pid_of() {
+  echo "${pids[$(( ${1##*.} - 1 ))]}"
+}

@@ -1,0 +1,92 @@
+package io.sluice.server.naming;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.server.testing.ManualClock;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class NamingPushesTest {
+  private final ManualClock clock = new ManualClock();
+  private final ServiceRegistry registry = new ServiceRegistry(clock);
+  private final RecordingScheduler pushThread = new RecordingScheduler();
+  private final NamingPushes pushes = new NamingPushes(registry, pushThread, clock, 20);
+
+  @AfterEach
+  void stop() {
+    pushThread.shutdownNow();
+  }
+
+  @Test
+  void aChangeAfterAQuietSpellIsPushedAtOnceAndChangesRightAfterARoundWaitForTheRestOfTheDelay() {
+    ServiceKey orders = ServiceKey.of("public", "G", "orders");
+    ServiceKey billing = ServiceKey.of("public", "G", "billing");
+    List<String> pushed = new ArrayList<>();
+    registry.subscribe(orders, subscriber(pushed));
+    registry.subscribe(billing, subscriber(pushed));
+
+    pushes.accept(orders);
+    assertThat(pushThread.delaysMillis).containsExactly(0L);
+    pushThread.runDue();
+    assertThat(pushed).containsExactly("orders");
+
+    clock.advance(Duration.ofMillis(5));
+    pushes.accept(orders);
+    pushes.accept(billing);
+    pushes.accept(orders);
+    assertThat(pushThread.delaysMillis).as("one round, at the end of the delay").hasSize(2);
+    assertThat(pushThread.delaysMillis.get(1)).isEqualTo(15L);
+    clock.advance(Duration.ofMillis(15));
+    pushThread.runDue();
+    assertThat(pushed).containsExactlyInAnyOrder("orders", "orders", "billing");
+
+    clock.advance(Duration.ofMillis(100));
+    pushes.accept(billing);
+    assertThat(pushThread.delaysMillis.get(2)).isZero();
+  }
+
+  private static Subscriber subscriber(List<String> pushed) {
+    return new Subscriber() {
+      @Override
+      public String clusters() {
+        return "";
+      }
+
+      @Override
+      public void serviceChanged(ServiceView view) {
+        pushed.add(view.key().name());
+      }
+    };
+  }
+
+  /** Records what is scheduled and runs it only when the test says so. */
+  private static final class RecordingScheduler extends ScheduledThreadPoolExecutor {
+    final List<Long> delaysMillis = new ArrayList<>();
+    private final Deque<Runnable> due = new ArrayDeque<>();
+
+    RecordingScheduler() {
+      super(1);
+    }
+
+    @Override
+    public ScheduledFuture<?> schedule(Runnable task, long delay, TimeUnit unit) {
+      delaysMillis.add(unit.toMillis(delay));
+      due.add(task);
+      return null;
+    }
+
+    void runDue() {
+      for (Runnable task; (task = due.poll()) != null; ) {
+        task.run();
+      }
+    }
+  }
+}
