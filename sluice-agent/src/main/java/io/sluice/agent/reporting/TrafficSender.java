@@ -1,7 +1,10 @@
 package io.sluice.agent.reporting;
 
+import io.sluice.agent.rules.ConfigCredentials;
+import io.sluice.agent.rules.ServerLogin;
 import java.io.IOException;
 import java.net.URI;
+import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -13,7 +16,8 @@ import java.util.List;
  * Posts a report to the server's {@code /nacos/v1/sluice/traffic}, trying the configured addresses
  * in turn from the one that last answered. Bounded in time: a connect and a whole request each get
  * {@link #TIMEOUT}, so a server that does not answer holds the reporting thread at most that long,
- * never an application thread.
+ * never an application thread. Against a server with auth on, each report carries the token of the
+ * agent's own credentials (the ones its rule watcher uses, with a login of its own).
  */
 public final class TrafficSender {
   public static final String PATH = "/nacos/v1/sluice/traffic";
@@ -21,12 +25,14 @@ public final class TrafficSender {
 
   private final HttpClient http;
   private final List<String> servers;
+  private final ServerLogin login;
   private int current;
 
   /**
    * @param servers {@code host:port} or {@code http://host:port} addresses
+   * @param credentials what the agent logs in with when the server has auth on
    */
-  public TrafficSender(List<String> servers) {
+  public TrafficSender(List<String> servers, ConfigCredentials credentials) {
     if (servers.isEmpty()) {
       throw new IllegalArgumentException("no server address");
     }
@@ -37,6 +43,7 @@ public final class TrafficSender {
             .version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(TIMEOUT)
             .build();
+    this.login = new ServerLogin(http, credentials, TIMEOUT);
   }
 
   /** Sends {@code report}; null when the server took it, else why not. */
@@ -45,9 +52,12 @@ public final class TrafficSender {
     for (int attempt = 0; attempt < servers.size(); attempt++) {
       String server = servers.get(current);
       try {
+        String token = login.token(base(server));
+        String query =
+            token == null ? "" : "?accessToken=" + URLEncoder.encode(token, StandardCharsets.UTF_8);
         HttpResponse<String> response =
             http.send(
-                HttpRequest.newBuilder(URI.create(base(server) + PATH))
+                HttpRequest.newBuilder(URI.create(base(server) + PATH + query))
                     .timeout(TIMEOUT)
                     .header("Content-Type", "application/x-www-form-urlencoded; charset=UTF-8")
                     .POST(HttpRequest.BodyPublishers.ofString("report=" + formValue(report)))
@@ -64,6 +74,9 @@ public final class TrafficSender {
                 + (body == null || body.isBlank()
                     ? ""
                     : ": " + body.substring(0, Math.min(200, body.length())).trim());
+        if (response.statusCode() == 401 || response.statusCode() == 403) {
+          login.forget(); // the token expired or was revoked: log in again next time
+        }
         if (response.statusCode() < 500) {
           return failure; // the server refused the report itself: another would too
         }
