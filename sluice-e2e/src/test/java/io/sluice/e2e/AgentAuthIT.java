@@ -80,7 +80,10 @@ class AgentAuthIT {
       await().atMost(GovernedAppScenarios.RULE_DEADLINE).until(() -> burst(app, 10) == 0);
       assertThat(agentLog(name))
           .doesNotContain("refuses the agent")
-          .doesNotContain("traffic reports do not reach the server")
+          // A first report may time out on a loaded machine (it waits for the login's password
+          // hash); a refusal would say so with its status.
+          .doesNotContain("answered 401")
+          .doesNotContain("answered 403")
           .doesNotContain(ADMIN_PASSWORD);
     }
   }
