@@ -127,6 +127,16 @@ class ArchitectureTest {
           .dependOnClassesThat()
           .resideOutsideOfPackages(METRICS, "java..", "com.sun.management..");
 
+  /** The logging backend (the launcher opens its file) knows the JDK and SLF4J only. */
+  @ArchTest
+  static final ArchRule loggingStandsAlone =
+      noClasses()
+          .that()
+          .resideInAPackage("io.sluice.server.logging..")
+          .should()
+          .dependOnClassesThat()
+          .resideOutsideOfPackages("io.sluice.server.logging..", "java..", "org.slf4j..");
+
   @ArchTest
   static final ArchRule clockStandsAlone =
       noClasses()

@@ -2,12 +2,12 @@ package io.sluice.agent.governance;
 
 import io.sluice.agent.bootstrap.GovernanceHooks;
 import io.sluice.agent.bootstrap.SluiceContext;
-import io.sluice.agent.lanes.InvalidLanesException;
-import io.sluice.agent.lanes.LaneDocument;
 import io.sluice.agent.lanes.LaneRouter;
-import io.sluice.agent.lanes.Lanes;
-import io.sluice.agent.lanes.RequestReader;
 import io.sluice.agent.logging.AgentLog;
+import io.sluice.flow.lane.InvalidLanesException;
+import io.sluice.flow.lane.LaneDocument;
+import io.sluice.flow.lane.Lanes;
+import io.sluice.flow.lane.RequestReader;
 import java.util.List;
 
 /**

@@ -1,6 +1,6 @@
 package io.sluice.agent.governance;
 
-import io.sluice.agent.lanes.RequestReader;
+import io.sluice.flow.lane.RequestReader;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;

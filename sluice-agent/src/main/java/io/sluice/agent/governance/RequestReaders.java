@@ -1,9 +1,9 @@
 package io.sluice.agent.governance;
 
 import io.sluice.agent.bootstrap.GovernanceHooks;
-import io.sluice.agent.lanes.RequestReader;
 import io.sluice.flow.CallAttributes;
 import io.sluice.flow.ParamSource;
+import io.sluice.flow.lane.RequestReader;
 
 /**
  * The readers of each kind of inbound request, looked up once per request class: for the lanes'

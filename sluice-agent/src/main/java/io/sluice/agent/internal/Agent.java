@@ -143,7 +143,7 @@ final class Agent {
             config.lane(),
             registry,
             governor::resourcesSeen,
-            new TrafficSender(servers),
+            new TrafficSender(servers, config.credentials()),
             System::currentTimeMillis,
             config.trafficReportSeconds(),
             log);

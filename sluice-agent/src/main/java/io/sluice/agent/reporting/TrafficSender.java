@@ -1,12 +1,16 @@
 package io.sluice.agent.reporting;
 
 import io.sluice.agent.bootstrap.OutboundCall;
+import io.sluice.agent.rules.ConfigCredentials;
+import io.sluice.agent.rules.ServerLogin;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.HttpURLConnection;
 import java.net.Proxy;
 import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -15,7 +19,8 @@ import java.util.List;
  * Posts a report to the server's {@code /nacos/v1/sluice/traffic}, trying the configured addresses
  * in turn from the one that last answered. Bounded in time: a connect and a read each get {@link
  * #TIMEOUT}, so a server that does not answer holds the reporting thread at most that long, never
- * an application thread.
+ * an application thread. Against a server with auth on, each report carries the token of the
+ * agent's own credentials (the ones its rule watcher uses, with a login of its own).
  *
  * <p>The request runs on the calling thread over {@link HttpURLConnection}, whose connection stays
  * open between reports. Not {@code java.net.http.HttpClient}: its asynchronous pipeline hands each
@@ -31,16 +36,27 @@ public final class TrafficSender {
   static final int MAX_ANSWER_BYTES = 4_096;
 
   private final List<String> servers;
+  private final ServerLogin login;
   private int current;
 
   /**
    * @param servers {@code host:port} or {@code http://host:port} addresses
+   * @param credentials what the agent logs in with when the server has auth on
    */
-  public TrafficSender(List<String> servers) {
+  public TrafficSender(List<String> servers, ConfigCredentials credentials) {
     if (servers.isEmpty()) {
       throw new IllegalArgumentException("no server address");
     }
     this.servers = List.copyOf(servers);
+    // The login, rare (a token lasts hours), keeps the watcher's client; reports do not use it.
+    HttpClient loginClient =
+        credentials.logsIn()
+            ? HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(TIMEOUT)
+                .build()
+            : null;
+    this.login = new ServerLogin(loginClient, credentials, TIMEOUT);
   }
 
   /** Sends {@code report}; null when the server took it, else why not. */
@@ -53,7 +69,10 @@ public final class TrafficSender {
       // neither governs it nor lists it as the application's traffic.
       OutboundCall.begin();
       try {
-        Answer answer = post(server, body);
+        String token = login.token(base(server));
+        String query =
+            token == null ? "" : "?accessToken=" + URLEncoder.encode(token, StandardCharsets.UTF_8);
+        Answer answer = post(base(server) + PATH + query, body);
         if (answer.status() == 200) {
           return null;
         }
@@ -62,11 +81,17 @@ public final class TrafficSender {
                 + " answered "
                 + answer.status()
                 + (answer.text().isEmpty() ? "" : ": " + answer.text());
+        if (answer.status() == 401 || answer.status() == 403) {
+          login.forget(); // the token expired or was revoked: log in again next time
+        }
         if (answer.status() < 500) {
           return failure; // the server refused the report itself: another would too
         }
       } catch (IOException | RuntimeException e) {
         failure = server + ": " + e;
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return "interrupted";
       } finally {
         OutboundCall.end();
       }
@@ -78,9 +103,9 @@ public final class TrafficSender {
   /** A server's status, and the start of its answer when it refused. */
   private record Answer(int status, String text) {}
 
-  private static Answer post(String server, byte[] body) throws IOException {
+  private static Answer post(String url, byte[] body) throws IOException {
     HttpURLConnection connection =
-        (HttpURLConnection) URI.create(base(server) + PATH).toURL().openConnection(Proxy.NO_PROXY);
+        (HttpURLConnection) URI.create(url).toURL().openConnection(Proxy.NO_PROXY);
     int timeout = (int) TIMEOUT.toMillis();
     connection.setConnectTimeout(timeout);
     connection.setReadTimeout(timeout);

@@ -14,9 +14,6 @@ import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * The two calls of Nacos's HTTP v1 config API the rule watcher needs: read one config, and hold a
@@ -30,21 +27,12 @@ import java.util.regex.Pattern;
 final class ConfigCenterClient {
   static final String CONFIGS_PATH = "/nacos/v1/cs/configs";
   static final String LISTENER_PATH = "/nacos/v1/cs/configs/listener";
-  static final String LOGIN_PATH = "/nacos/v1/auth/users/login";
-  private static final Pattern ACCESS_TOKEN =
-      Pattern.compile("\"accessToken\"\\s*:\\s*\"([^\"]*)\"");
-  private static final Pattern TOKEN_TTL = Pattern.compile("\"tokenTtl\"\\s*:\\s*(\\d+)");
 
   private final HttpClient http;
   private final List<String> servers;
   private final Duration connectAndReadTimeout;
-  private final ConfigCredentials credentials;
+  private final ServerLogin login;
   private int current;
-
-  /** The token from the last login, or null; with the nanoTime at which to renew it. */
-  private String loggedInToken;
-
-  private long renewAtNanos;
 
   /**
    * @param servers {@code host:port} or {@code http://host:port} addresses, tried in turn
@@ -64,7 +52,7 @@ final class ConfigCenterClient {
     this.http = http;
     this.servers = List.copyOf(servers);
     this.connectAndReadTimeout = connectAndReadTimeout;
-    this.credentials = credentials;
+    this.login = new ServerLogin(http, credentials, connectAndReadTimeout);
   }
 
   /** The document as stored, or a missing result (404); throws if the server did not answer. */
@@ -131,46 +119,13 @@ final class ConfigCenterClient {
   /** Moves to the next server address, after a failed call. */
   void failOver() {
     current = (current + 1) % servers.size();
-    loggedInToken = null;
+    login.forget();
   }
 
   /** {@code accessToken=...} after {@code separator}, or "" when there is no token to send. */
   private String tokenParameter(String separator) throws IOException, InterruptedException {
-    String token = credentials.accessToken();
-    if (credentials.logsIn()) {
-      if (loggedInToken == null || System.nanoTime() - renewAtNanos >= 0) {
-        logIn();
-      }
-      token = loggedInToken;
-    }
-    return token == null || token.isEmpty() ? "" : separator + "accessToken=" + encode(token);
-  }
-
-  private void logIn() throws IOException, InterruptedException {
-    String form =
-        "username="
-            + encode(credentials.username())
-            + "&password="
-            + encode(credentials.password());
-    HttpRequest request =
-        HttpRequest.newBuilder(URI.create(base() + LOGIN_PATH))
-            .timeout(connectAndReadTimeout)
-            .header("Content-Type", "application/x-www-form-urlencoded; charset=UTF-8")
-            .POST(HttpRequest.BodyPublishers.ofString(form))
-            .build();
-    long sentAt = System.nanoTime();
-    HttpResponse<String> response = send(request);
-    if (response.statusCode() != 200) {
-      throw failure("login as " + credentials.describe(), response);
-    }
-    Matcher token = ACCESS_TOKEN.matcher(response.body());
-    if (!token.find()) {
-      throw new IOException("login as " + credentials.describe() + " answered no accessToken");
-    }
-    Matcher ttl = TOKEN_TTL.matcher(response.body());
-    long ttlSeconds = ttl.find() ? Long.parseLong(ttl.group(1)) : 18_000;
-    loggedInToken = token.group(1);
-    renewAtNanos = sentAt + TimeUnit.SECONDS.toNanos(ttlSeconds) * 9 / 10;
+    String token = login.token(base());
+    return token == null ? "" : separator + "accessToken=" + encode(token);
   }
 
   String currentServer() {
@@ -204,16 +159,30 @@ final class ConfigCenterClient {
   }
 
   private IOException failure(String call, HttpResponse<String> response) {
+    if (response.statusCode() == 401 || response.statusCode() == 403) {
+      login.forget(); // log in again next time: the token may have expired or been revoked
+    }
+    return failure(call, response, login.credentials(), false);
+  }
+
+  /**
+   * The failure of a call the server answered with an error: {@link AccessDeniedException} for 401
+   * and 403, with the server's reason and the settings to check; {@link ServerAnsweredException}
+   * for a 5xx; else a plain {@link IOException}.
+   */
+  static IOException failure(
+      String call,
+      HttpResponse<String> response,
+      ConfigCredentials credentials,
+      boolean loggingIn) {
     int status = response.statusCode();
     String message = call + " answered " + status;
     if (status == 401 || status == 403) {
-      loggedInToken = null; // log in again next time: the token may have expired or been revoked
       String body = response.body() == null ? "" : response.body().strip();
-      boolean login = call.startsWith("login");
       return new AccessDeniedException(
           message
               + (body.isEmpty() ? "" : " (" + abbreviate(body) + ")")
-              + (login ? "" : " with " + credentials.describe())
+              + (loggingIn ? "" : " with " + credentials.describe())
               + "; check sluice.username and sluice.password (or sluice.access.token)");
     }
     return status >= 500 ? new ServerAnsweredException(message) : new IOException(message);

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.agent.bootstrap.SluiceContext;
-import io.sluice.agent.lanes.InvalidLanesException;
 import io.sluice.agent.logging.AgentLog;
+import io.sluice.flow.lane.InvalidLanesException;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 

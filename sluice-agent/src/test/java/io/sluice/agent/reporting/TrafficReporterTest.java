@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.sluice.agent.logging.AgentLog;
+import io.sluice.agent.rules.ConfigCredentials;
 import io.sluice.flow.Direction;
 import io.sluice.flow.FlowRegistry;
 import io.sluice.flow.Permit;
@@ -24,6 +25,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -37,6 +39,12 @@ class TrafficReporterTest {
   private final AtomicInteger status = new AtomicInteger(200);
   private int sendEvery = 1;
   private final Set<Integer> clientPorts = ConcurrentHashMap.newKeySet();
+
+  /** With auth on: the token the traffic endpoint takes, the one the next login issues. */
+  private final AtomicReference<String> validToken = new AtomicReference<>();
+
+  private final AtomicInteger logins = new AtomicInteger();
+  private final AtomicInteger loginAttempts = new AtomicInteger();
   private final ByteArrayOutputStream logged = new ByteArrayOutputStream();
   private final AgentLog log =
       AgentLog.toStream(new PrintStream(logged, true, StandardCharsets.UTF_8), AgentLog.Level.INFO);
@@ -46,6 +54,7 @@ class TrafficReporterTest {
   void startServer() throws IOException {
     server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 16);
     server.createContext(TrafficSender.PATH, this::receive);
+    server.createContext("/nacos/v1/auth/users/login", this::login);
     server.start();
   }
 
@@ -54,12 +63,33 @@ class TrafficReporterTest {
     server.stop(0);
   }
 
+  private void login(HttpExchange exchange) throws IOException {
+    String form = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+    boolean right = form.equals("username=agent&password=s3cret");
+    loginAttempts.incrementAndGet();
+    if (right) {
+      logins.incrementAndGet();
+    }
+    byte[] answer =
+        (right
+                ? "{\"accessToken\":\"" + validToken.get() + "\",\"tokenTtl\":18000}"
+                : "unknown user!")
+            .getBytes(StandardCharsets.UTF_8);
+    exchange.sendResponseHeaders(right ? 200 : 403, answer.length);
+    exchange.getResponseBody().write(answer);
+    exchange.close();
+  }
+
   private void receive(HttpExchange exchange) throws IOException {
     clientPorts.add(exchange.getRemoteAddress().getPort());
     String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
     byte[] answer =
         (status.get() == 200 ? "ok" : "no reports today").getBytes(StandardCharsets.UTF_8);
     int code = status.get();
+    String query = exchange.getRequestURI().getRawQuery();
+    if (validToken.get() != null && !("accessToken=" + validToken.get()).equals(query)) {
+      code = 401;
+    }
     if (code == 200) {
       reports.add(URLDecoder.decode(body.substring("report=".length()), StandardCharsets.UTF_8));
     }
@@ -69,13 +99,17 @@ class TrafficReporterTest {
   }
 
   private TrafficReporter reporter(String address) {
+    return reporter(address, ConfigCredentials.NONE);
+  }
+
+  private TrafficReporter reporter(String address, ConfigCredentials credentials) {
     return new TrafficReporter(
         "orders",
         "42@host",
         "gray",
         registry,
         () -> Map.of("GET /orders", "Spring MVC route", "GET /idle", "Spring MVC route"),
-        new TrafficSender(List.of(address)),
+        new TrafficSender(List.of(address), credentials),
         wallMillis::get,
         sendEvery,
         log);
@@ -202,6 +236,70 @@ class TrafficReporterTest {
     assertThat(reporter.pendingSeconds()).isZero();
     assertThat(logged.toString(StandardCharsets.UTF_8))
         .contains("traffic reports reach the server again");
+  }
+
+  @Test
+  void logsInWithTheAgentsCredentialsWhenTheServerHasAuthOnAndAgainWhenTheTokenIsRefused() {
+    validToken.set("token-1");
+    registry.load(RuleKind.FLOW, "[{\"resource\":\"GET /orders\",\"grade\":1,\"count\":100}]");
+    Resource orders = registry.resource("GET /orders", Direction.INBOUND);
+    String address = "127.0.0.1:" + server.getAddress().getPort();
+
+    TrafficReporter anonymous = reporter(address);
+    callsInThisSecond(orders, 1);
+    secondPasses();
+    anonymous.tick();
+    assertThat(reports).isEmpty();
+    assertThat(logged.toString(StandardCharsets.UTF_8))
+        .contains("traffic reports do not reach the server (" + address + " answered 401");
+
+    TrafficReporter reporter = reporter(address, new ConfigCredentials("agent", "s3cret", null));
+    for (int s = 0; s < 3; s++) {
+      callsInThisSecond(orders, 1);
+      secondPasses();
+      reporter.tick();
+    }
+    assertThat(reports).hasSize(3);
+    assertThat(logins.get()).isEqualTo(1); // one login, its token reused
+
+    validToken.set("token-2"); // the server no longer takes the first token
+    callsInThisSecond(orders, 1);
+    secondPasses();
+    reporter.tick(); // refused: the token is forgotten, the second kept
+    callsInThisSecond(orders, 1);
+    secondPasses();
+    reporter.tick(); // logs in again and sends both seconds
+    assertThat(logins.get()).isEqualTo(2);
+    assertThat(reports).hasSize(4);
+    assertThat(reports.get(3).split("\"t\":", -1)).hasSize(3);
+
+    TrafficReporter withToken = reporter(address, new ConfigCredentials(null, null, "token-2"));
+    callsInThisSecond(orders, 1);
+    secondPasses();
+    withToken.tick();
+    assertThat(reports).hasSize(5);
+    assertThat(logins.get()).isEqualTo(2);
+  }
+
+  @Test
+  void aRefusedLoginIsNotAskedAgainEverySecond() {
+    validToken.set("token-1");
+    registry.load(RuleKind.FLOW, "[{\"resource\":\"GET /orders\",\"grade\":1,\"count\":100}]");
+    Resource orders = registry.resource("GET /orders", Direction.INBOUND);
+    TrafficReporter reporter =
+        reporter(
+            "127.0.0.1:" + server.getAddress().getPort(),
+            new ConfigCredentials("agent", "not-the-password", null));
+    for (int s = 0; s < 5; s++) {
+      callsInThisSecond(orders, 1);
+      secondPasses();
+      reporter.tick();
+    }
+    assertThat(reports).isEmpty();
+    assertThat(loginAttempts.get()).isEqualTo(1); // then refused at once, for 5 s and more
+    String said = logged.toString(StandardCharsets.UTF_8);
+    assertThat(said).containsOnlyOnce("traffic reports do not reach the server");
+    assertThat(said).contains("answered 403").doesNotContain("not-the-password");
   }
 
   @Test

@@ -47,7 +47,7 @@ final class FakeConfigCenter implements AutoCloseable {
     server = HttpServer.create(new InetSocketAddress("127.0.0.1", port), 16);
     server.createContext(ConfigCenterClient.LISTENER_PATH, this::listen);
     server.createContext(ConfigCenterClient.CONFIGS_PATH, this::get);
-    server.createContext(ConfigCenterClient.LOGIN_PATH, this::login);
+    server.createContext(ServerLogin.LOGIN_PATH, this::login);
     server.setExecutor(executor);
     server.start();
   }

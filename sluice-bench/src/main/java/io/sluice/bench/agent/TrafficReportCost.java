@@ -4,6 +4,7 @@ import com.sun.net.httpserver.HttpServer;
 import io.sluice.agent.logging.AgentLog;
 import io.sluice.agent.reporting.TrafficReporter;
 import io.sluice.agent.reporting.TrafficSender;
+import io.sluice.agent.rules.ConfigCredentials;
 import io.sluice.flow.Direction;
 import io.sluice.flow.FlowRegistry;
 import io.sluice.flow.Permit;
@@ -89,7 +90,7 @@ public final class TrafficReportCost {
             null,
             real,
             () -> seen(resources),
-            new TrafficSender(List.of(address)),
+            new TrafficSender(List.of(address), ConfigCredentials.NONE),
             System::currentTimeMillis,
             every,
             log);
@@ -130,7 +131,7 @@ public final class TrafficReportCost {
             null,
             fake,
             () -> seen(resources),
-            new TrafficSender(List.of(address)),
+            new TrafficSender(List.of(address), ConfigCredentials.NONE),
             wall::get,
             every,
             log);

@@ -25,6 +25,8 @@ import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.Marker;
+import org.slf4j.MarkerFactory;
 
 /**
  * Auth's one door: who a token belongs to and what it may do (in memory, CPU only, safe on an event
@@ -39,6 +41,12 @@ import org.slf4j.LoggerFactory;
  */
 public final class AuthService {
   private static final Logger log = LoggerFactory.getLogger(AuthService.class);
+
+  /**
+   * Keeps a line out of the server's log file (sluice-server's logging honours it): the generated
+   * password is shown on the console once, never stored in a file.
+   */
+  private static final Marker CONSOLE_ONLY = MarkerFactory.getMarker("CONSOLE_ONLY");
 
   public static final String ADMIN_USER = AuthStore.ADMIN_USER;
   public static final String ADMIN_ROLE = AuthStore.ADMIN_ROLE;
@@ -273,6 +281,7 @@ public final class AuthService {
   private void showGenerated(String password) {
     if (generatedShown.compareAndSet(false, true)) {
       log.warn(
+          CONSOLE_ONLY,
           "Created the admin user '{}' with the generated password: {}  (shown this once; set"
               + " SLUICE_ADMIN_PASSWORD before the first start to choose it, change it with PUT"
               + " /nacos/v1/auth/users)",

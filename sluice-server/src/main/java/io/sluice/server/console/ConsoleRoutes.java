@@ -32,17 +32,18 @@ public final class ConsoleRoutes implements HttpRoutes {
 
   /** Every file of the console, by name, with its content type. */
   private static final Map<String, String> FILES =
-      Map.of(
-          "index.html", "text/html;charset=UTF-8",
-          "dom.js", "text/javascript;charset=UTF-8",
-          "app.js", "text/javascript;charset=UTF-8",
-          "api.js", "text/javascript;charset=UTF-8",
-          "configs.js", "text/javascript;charset=UTF-8",
-          "services.js", "text/javascript;charset=UTF-8",
-          "governance.js", "text/javascript;charset=UTF-8",
-          "chart.js", "text/javascript;charset=UTF-8",
-          "diff.js", "text/javascript;charset=UTF-8",
-          "style.css", "text/css;charset=UTF-8");
+      Map.ofEntries(
+          Map.entry("index.html", "text/html;charset=UTF-8"),
+          Map.entry("dom.js", "text/javascript;charset=UTF-8"),
+          Map.entry("app.js", "text/javascript;charset=UTF-8"),
+          Map.entry("api.js", "text/javascript;charset=UTF-8"),
+          Map.entry("configs.js", "text/javascript;charset=UTF-8"),
+          Map.entry("services.js", "text/javascript;charset=UTF-8"),
+          Map.entry("governance.js", "text/javascript;charset=UTF-8"),
+          Map.entry("cluster.js", "text/javascript;charset=UTF-8"),
+          Map.entry("chart.js", "text/javascript;charset=UTF-8"),
+          Map.entry("diff.js", "text/javascript;charset=UTF-8"),
+          Map.entry("style.css", "text/css;charset=UTF-8"));
 
   private final Map<String, Asset> assets = new LinkedHashMap<>();
 

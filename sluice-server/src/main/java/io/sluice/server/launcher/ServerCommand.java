@@ -3,6 +3,7 @@ package io.sluice.server.launcher;
 import io.sluice.server.ClusterMember;
 import io.sluice.server.ServerOptions;
 import io.sluice.server.SluiceServer;
+import io.sluice.server.logging.ServerLogging;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -31,6 +32,9 @@ import picocli.CommandLine.Option;
     })
 final class ServerCommand implements Callable<Integer> {
   private static final long READY_TIMEOUT_SECONDS = 120;
+  static final long DEFAULT_LOG_MAX_FILE_BYTES = 10L * 1024 * 1024;
+  static final int DEFAULT_LOG_MAX_FILES = 5;
+  static final String LOG_FILE = "logs/sluice-server.log";
 
   @Option(
       names = "--port",
@@ -217,6 +221,22 @@ final class ServerCommand implements Callable<Integer> {
       description = "The PEM (PKCS#8) private key of --tls-cert.")
   Path tlsKey;
 
+  @Option(
+      names = "--log-max-file-bytes",
+      paramLabel = "BYTES",
+      description =
+          "The server's log file, DIR/logs/sluice-server.log in JSON lines, is rotated when it"
+              + " reaches BYTES (default: ${DEFAULT-VALUE}, at least 4096).")
+  long logMaxFileBytes = DEFAULT_LOG_MAX_FILE_BYTES;
+
+  @Option(
+      names = "--log-max-files",
+      paramLabel = "N",
+      description =
+          "Keeps at most N log files, the current one included (default: ${DEFAULT-VALUE}, at"
+              + " most 100); 0 writes no log file, only the console.")
+  int logMaxFiles = DEFAULT_LOG_MAX_FILES;
+
   /** The environment, read through here so tests can give their own. */
   Function<String, String> environment = System::getenv;
 
@@ -226,6 +246,13 @@ final class ServerCommand implements Callable<Integer> {
     try {
       if (auth && insecureNoAuth) {
         throw new IllegalArgumentException("--auth and --insecure-no-auth contradict each other");
+      }
+      if (logMaxFiles < 0 || logMaxFiles > 100) {
+        throw new IllegalArgumentException("--log-max-files must be 0 to 100, was " + logMaxFiles);
+      }
+      if (logMaxFiles > 0 && logMaxFileBytes < 4_096) {
+        throw new IllegalArgumentException(
+            "--log-max-file-bytes must be at least 4096, was " + logMaxFileBytes);
       }
       ServerOptions.Builder builder = ServerOptions.builder();
       if (maxConfigBytes != null) {
@@ -306,11 +333,26 @@ final class ServerCommand implements Callable<Integer> {
       System.err.println("sluice server: cannot read the cluster list " + clusterConf + ": " + e);
       return 2;
     }
+    if (logMaxFiles > 0) {
+      Path logFile = options.dataDir().resolve(LOG_FILE);
+      try {
+        ServerLogging.writeToFile(logFile, logMaxFileBytes, logMaxFiles);
+      } catch (IOException | RuntimeException e) {
+        System.err.println(
+            "sluice server: cannot write the log file "
+                + logFile
+                + ": "
+                + e
+                + " (--log-max-files 0 runs without one)");
+        return 2;
+      }
+    }
     SluiceServer server;
     try {
       server = SluiceServer.start(options);
     } catch (RuntimeException e) {
       System.err.println("sluice server: could not start: " + describe(e));
+      ServerLogging.closeFile();
       return 1;
     }
     if (!server.awaitReady(READY_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
@@ -322,6 +364,7 @@ final class ServerCommand implements Callable<Integer> {
                   + READY_TIMEOUT_SECONDS
                   + " s");
       server.close();
+      ServerLogging.closeFile();
       return 1;
     }
     printReady(System.out, server);
@@ -333,6 +376,7 @@ final class ServerCommand implements Callable<Integer> {
                 () -> {
                   System.out.println("sluice server: stopping");
                   server.close();
+                  ServerLogging.closeFile();
                   System.out.println("sluice server: stopped");
                   stopped.countDown();
                 },

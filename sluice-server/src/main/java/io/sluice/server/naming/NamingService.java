@@ -10,6 +10,7 @@ import io.sluice.server.naming.NamingCommand.UpdateInstance;
 import io.sluice.server.naming.NamingCommand.UpdateService;
 import io.sluice.server.naming.health.HealthCheck;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Predicate;
@@ -76,6 +77,20 @@ public final class NamingService {
   /** One page of a group's service names, sorted; read from an index, no scan. */
   public ServicePage list(String namespace, String group, int pageNo, int pageSize) {
     return readable().list(namespace, group, pageNo, pageSize);
+  }
+
+  /**
+   * The clients subscribed to a service through this node, sorted by address. Subscriptions belong
+   * to client connections and are not replicated: in a cluster each node lists its own.
+   */
+  public List<Subscriber.Client> subscribers(ServiceKey service) {
+    List<Subscriber.Client> clients = new ArrayList<>();
+    for (Subscriber subscriber : registry.subscribers(service)) {
+      clients.add(subscriber.client());
+    }
+    clients.sort(
+        Comparator.comparing(Subscriber.Client::ip).thenComparingInt(Subscriber.Client::port));
+    return clients;
   }
 
   /** How many instances, of any kind, a service has. */

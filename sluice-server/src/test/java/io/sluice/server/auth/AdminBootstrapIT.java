@@ -2,11 +2,15 @@ package io.sluice.server.auth;
 
 import static io.sluice.server.protocol.http.OpenApiClient.params;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.server.protocol.http.OpenApiClient;
 import io.sluice.server.testing.FreePorts;
 import io.sluice.server.testing.ServerProcess;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -38,6 +42,15 @@ class AdminBootstrapIT {
               "/nacos/v1/auth/users/login", params("username", "nacos", "password", password));
       assertThat(login.statusCode()).as(login.body()).isEqualTo(200);
       tokenBeforeRestart = login.body().replaceAll(".*\"accessToken\":\"([^\"]+)\".*", "$1");
+      // The server's log file has the lines in JSON, but never the password.
+      Path logFile = dataDir.resolve("logs").resolve("sluice-server.log");
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> Files.exists(logFile) && Files.readString(logFile).contains("auth is on"));
+      for (String logged : Files.readAllLines(logFile)) {
+        assertThat(new ObjectMapper().readTree(logged).get("level").asText()).isNotBlank();
+      }
+      assertThat(Files.readString(logFile)).doesNotContain(password);
     }
 
     try (ServerProcess second = ServerProcess.start(port, dataDir, List.of("--auth"), Map.of())) {

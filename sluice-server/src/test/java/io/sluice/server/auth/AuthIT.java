@@ -331,6 +331,27 @@ class AuthIT {
   }
 
   @Test
+  void anAgentReportsTrafficWithAnyLoginWhileOnlyTheAdminReadsIt() throws Exception {
+    String report =
+        "{\"app\":\"auth-reporter\",\"instance\":\"1@host\",\"sentAt\":"
+            + System.currentTimeMillis()
+            + ",\"seen\":[{\"name\":\"GET /a\",\"kind\":\"Spring MVC route\"}],\"seconds\":[]}";
+    assertThat(http.post("/nacos/v1/sluice/traffic", params("report", report)).statusCode())
+        .isEqualTo(401);
+    String token = login("dev-user", "dev-pass-1");
+    HttpResponse<String> taken =
+        http.post("/nacos/v1/sluice/traffic", withToken(token, params("report", report)));
+    assertThat(taken.statusCode()).as(taken.body()).isEqualTo(200);
+
+    assertThat(http.get("/nacos/v1/sluice/traffic/apps", withToken(token, params())).statusCode())
+        .isEqualTo(403);
+    HttpResponse<String> apps =
+        http.get("/nacos/v1/sluice/traffic/apps", withToken(adminToken, params()));
+    assertThat(apps.statusCode()).isEqualTo(200);
+    assertThat(apps.body()).contains("auth-reporter");
+  }
+
+  @Test
   void aDeletedUsersTokenStopsWorking() throws Exception {
     assertThat(
             http.post(

@@ -8,6 +8,7 @@ import com.alibaba.nacos.api.config.ConfigService;
 import com.alibaba.nacos.api.naming.NamingService;
 import com.alibaba.nacos.api.naming.pojo.Instance;
 import io.sluice.server.testing.ClusterProcesses;
+import io.sluice.server.testing.HeadlessChromium;
 import java.net.URLEncoder;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -28,6 +29,8 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.openqa.selenium.By;
+import org.openqa.selenium.WebElement;
 
 /**
  * Three {@code sluice server} processes on loopback as one cluster, driven by the official
@@ -78,6 +81,47 @@ class ClusterIT {
     }
     String leaderView = cluster.get(leader, "/v1/core/cluster/nodes").body();
     assertThat(leaderView).doesNotContain("\"DOWN\"").doesNotContain("UNKNOWN");
+  }
+
+  @Test
+  @Order(1)
+  void theConsoleShowsEveryNodeWithItsRoleTermAndHealth() throws Exception {
+    int leader = cluster.awaitLeader(LEADER_PATIENCE_SECONDS);
+    int follower = (leader + 1) % 3;
+    try (HeadlessChromium browser = HeadlessChromium.start()) {
+      // Served by a follower: it names the same leader.
+      browser.open(cluster.baseUri(follower) + "/#/cluster");
+      WebElement summary =
+          browser.elementWithText(
+              By.cssSelector("[data-test='cluster-summary']"),
+              "3 nodes; leader " + cluster.address(leader) + ", term ");
+      assertThat(summary.getText()).doesNotContain("term 0.");
+      List<WebElement> rows =
+          browser.until(
+              d -> {
+                List<WebElement> found = d.findElements(By.cssSelector("[data-test='node-row']"));
+                return found.size() == 3 ? found : null;
+              });
+      for (int node = 0; node < 3; node++) {
+        String address = cluster.address(node);
+        WebElement row =
+            rows.stream().filter(r -> r.getText().contains(address)).findFirst().orElseThrow();
+        assertThat(row.findElement(By.cssSelector("[data-test='role']")).getText())
+            .isEqualTo(node == leader ? "leader" : "follower");
+        if (node == follower) {
+          assertThat(row.getText()).contains("this node");
+        }
+      }
+      browser.screenshot("cluster-three-nodes");
+
+      // The leader hears from every follower: all UP.
+      browser.open(cluster.baseUri(leader) + "/#/cluster");
+      browser.until(
+          d -> {
+            List<WebElement> states = d.findElements(By.cssSelector("[data-test='state']"));
+            return states.size() == 3 && states.stream().allMatch(e -> e.getText().equals("UP"));
+          });
+    }
   }
 
   @Test

@@ -5,14 +5,19 @@ import static org.awaitility.Awaitility.await;
 
 import com.alibaba.nacos.api.config.ConfigService;
 import com.alibaba.nacos.api.config.listener.AbstractListener;
+import com.alibaba.nacos.api.naming.NamingService;
+import com.alibaba.nacos.api.naming.pojo.Instance;
 import io.sluice.flow.InvalidRuleDocumentException;
 import io.sluice.flow.RuleDocument;
 import io.sluice.flow.RuleKind;
+import io.sluice.flow.lane.InvalidLanesException;
+import io.sluice.flow.lane.LaneDocument;
 import io.sluice.server.ServerOptions;
 import io.sluice.server.testing.HeadlessChromium;
 import io.sluice.server.testing.OfficialClients;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -177,6 +182,150 @@ class ConsoleBrowserIT {
     assertThat(browser.element(test("rules-in-force")).getText()).contains("GET /orders/{id}");
     assertThat(client.getConfig("shop-flow-rules", "SENTINEL_GROUP", 5_000))
         .contains("\"count\":5");
+  }
+
+  @Test
+  void createsEditsAndRefusesTheLaneDocumentWithTheAgentsParser() throws Exception {
+    String bad = "{\"lanes\":[{\"name\":\"gray-half\",\"tag\":\"gray\",\"precentage\":50}]}";
+    String parserSays;
+    try {
+      LaneDocument.parse(bad);
+      throw new AssertionError("the lane parser accepted " + bad);
+    } catch (InvalidLanesException e) {
+      parserSays = e.getMessage();
+    }
+    ConfigService client = clients.configService((String) null);
+
+    // Create, from the governance page's link.
+    browser.open(base + "/nacos/#/governance");
+    browser.element(test("edit-lanes")).click();
+    WebElement editor = browser.element(test("rules-editor"));
+    browser.elementWithText(test("rules-status"), "Stored as lanes in group SLUICE (not yet)");
+    editor.sendKeys(
+        "{\"lanes\":[{\"name\":\"beta\",\"tag\":\"gray\","
+            + "\"conditions\":[{\"header\":\"X-User-Id\",\"equals\":\"42\"}]}]}");
+    browser.element(test("save-rules")).click();
+    browser.elementWithText(test("rules-status"), "Saved lanes: 1 lane;");
+    assertThat(browser.element(test("rules-in-force")).getText())
+        .contains("beta -> gray: requests that match [header x-user-id EQUALS 42]");
+    browser.screenshot("lanes-saved");
+    assertThat(client.getConfig("lanes", "SLUICE", 5_000)).contains("\"beta\"");
+
+    // Edit, from an application's rule editor, where the lanes are one tab.
+    browser.open(base + "/nacos/#/app?name=shop&kind=lanes");
+    WebElement appEditor = browser.element(test("rules-editor"));
+    browser.until(d -> appEditor.getAttribute("value").contains("beta"));
+    String edited =
+        "{\"lanes\":[{\"name\":\"beta\",\"tag\":\"gray\","
+            + "\"conditions\":[{\"header\":\"X-User-Id\",\"equals\":\"42\"}]},"
+            + "{\"name\":\"gray-half\",\"tag\":\"gray\",\"percentage\":50,"
+            + "\"stickyOn\":{\"header\":\"x-user-id\"}}]}";
+    appEditor.clear();
+    appEditor.sendKeys(edited);
+    browser.element(test("save-rules")).click();
+    browser.elementWithText(test("rules-status"), "Saved lanes: 2 lanes;");
+    assertThat(browser.element(test("rules-in-force")).getText())
+        .contains("gray-half -> gray: 50 % of requests, sticky on header x-user-id");
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> edited.equals(client.getConfig("lanes", "SLUICE", 5_000)));
+
+    // Refuse what the agents would refuse, with their parser's message, storing nothing.
+    appEditor.clear();
+    appEditor.sendKeys(bad);
+    browser.element(test("save-rules")).click();
+    WebElement status = browser.elementWithText(test("rules-status"), "Refused, nothing saved");
+    assertThat(status.getText()).contains(parserSays);
+    browser.screenshot("lanes-refused");
+    assertThat(client.getConfig("lanes", "SLUICE", 5_000)).isEqualTo(edited);
+  }
+
+  @Test
+  void listsServicesAndChangesAnInstancesWeightAndEnabledForEveryClient() throws Exception {
+    NamingService provider = clients.namingService((String) null);
+    Instance registered = new Instance();
+    registered.setIp("127.0.0.5");
+    registered.setPort(8080);
+    registered.setWeight(1);
+    registered.setMetadata(Map.of("sluice.lane", "gray"));
+    provider.registerInstance("browser-orders", "CONSOLE", registered);
+    NamingService consumer = clients.namingService((String) null);
+    consumer.subscribe("browser-orders", "CONSOLE", event -> {});
+
+    browser.open(base + "/nacos/#/services?group=CONSOLE");
+    WebElement row = browser.elementWithText(test("service-row"), "browser-orders");
+    assertThat(row.getText()).contains("CONSOLE", "gray");
+    assertThat(row.findElements(By.cssSelector("td.num")).get(0).getText()).isEqualTo("1");
+    assertThat(row.findElements(By.cssSelector("td.num")).get(1).getText()).isEqualTo("1");
+    browser.screenshot("services-list");
+    row.findElement(By.tagName("a")).click();
+
+    WebElement instance = browser.elementWithText(test("instance-row"), "127.0.0.5:8080");
+    assertThat(instance.getText()).contains("healthy", "ephemeral", "gray");
+    browser.elementWithText(test("subscriber-count"), "1 client subscribed through this server");
+    assertThat(browser.element(test("subscriber-row")).getText()).contains("Nacos-Java-Client");
+    browser.screenshot("service-detail");
+
+    WebElement weight = instance.findElement(By.name("weight"));
+    weight.clear();
+    weight.sendKeys("3");
+    instance.findElement(test("save-instance")).click();
+    browser.elementWithText(test("status"), "Saved 127.0.0.5:8080: weight 3, enabled");
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () ->
+                assertThat(consumer.getAllInstances("browser-orders", "CONSOLE", false))
+                    .singleElement()
+                    .satisfies(i -> assertThat(i.getWeight()).isEqualTo(3.0)));
+
+    // Disabled, it leaves what clients get, and stays in the console to be enabled again.
+    instance.findElement(By.name("enabled")).click();
+    instance.findElement(test("save-instance")).click();
+    browser.elementWithText(test("status"), "Saved 127.0.0.5:8080: weight 3, disabled");
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> consumer.getAllInstances("browser-orders", "CONSOLE", false).isEmpty());
+    browser.driver().navigate().refresh();
+    WebElement again = browser.elementWithText(test("instance-row"), "127.0.0.5:8080");
+    WebElement enabled = again.findElement(By.name("enabled"));
+    assertThat(enabled.isSelected()).isFalse();
+    enabled.click();
+    again.findElement(test("save-instance")).click();
+    browser.elementWithText(test("status"), "Saved 127.0.0.5:8080: weight 3, enabled");
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> consumer.getAllInstances("browser-orders", "CONSOLE", false).size() == 1);
+  }
+
+  @Test
+  void pagesThroughServicesOnTheServer() throws Exception {
+    NamingService provider = clients.namingService((String) null);
+    for (int i = 0; i < 25; i++) {
+      Instance instance = new Instance();
+      instance.setIp("127.0.0.6");
+      instance.setPort(9000 + i);
+      provider.registerInstance(String.format("paged-%02d", i), "PAGED", instance);
+    }
+    browser.open(base + "/nacos/#/services?group=PAGED");
+    browser.elementWithText(test("service-pages"), "25 services, page 1 of 2");
+    assertThat(browser.driver().findElements(test("service-row"))).hasSize(20);
+    browser.element(test("next-page")).click();
+    browser.elementWithText(test("service-pages"), "page 2 of 2");
+    browser.until(d -> d.findElements(test("service-row")).size() == 5);
+    assertThat(browser.driver().findElements(test("service-row")).get(0).getText())
+        .contains("paged-20");
+  }
+
+  @Test
+  void showsTheSingleNodeOfAStandaloneServerAsItsLeader() {
+    browser.open(base + "/nacos/#/cluster");
+    browser.elementWithText(test("cluster-summary"), "Standalone: one node");
+    WebElement node = browser.element(test("node-row"));
+    assertThat(node.getText()).contains("127.0.0.1:" + clients.server().httpPort(), "this node");
+    assertThat(node.findElement(test("role")).getText()).isEqualTo("leader");
+    assertThat(node.findElement(test("state")).getText()).isEqualTo("UP");
+    browser.screenshot("cluster");
   }
 
   @Test

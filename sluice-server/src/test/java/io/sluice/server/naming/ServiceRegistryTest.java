@@ -173,6 +173,11 @@ class ServiceRegistryTest {
   private static Subscriber subscriber() {
     return new Subscriber() {
       @Override
+      public Client client() {
+        return new Client("10.0.0.9", 40_000, "test", "", "");
+      }
+
+      @Override
       public String clusters() {
         return "";
       }

@@ -20,6 +20,9 @@ import io.vertx.core.http.HttpServerRequest;
  *       config {@code namespace:group:config/dataId} ({@code tenant} or {@code namespaceId});
  *   <li>naming: read ({@code GET}) or write the service {@code namespace:group:naming/service}; the
  *       metrics and namespace lists: any logged-in user;
+ *   <li>an agent's traffic report ({@code POST /nacos/v1/sluice/traffic}): any logged-in user, so
+ *       an agent reports with the credentials it reads its rules with (a report feeds the console's
+ *       charts and nothing else);
  *   <li>a user changing its own password: that user;
  *   <li>everything else (users, roles, permissions, namespace changes, the connection loader, paths
  *       that do not exist): the admin. Failing closed, a new endpoint is the admin's until a rule
@@ -32,6 +35,9 @@ public final class HttpAccessRules implements HttpAccess {
    * logs in to, so it cannot need a login itself (Nacos's address server has none either).
    */
   private static final String SERVER_LIST = "/nacos/serverlist";
+
+  /** Where agents post their traffic reports (sluice-agent's {@code TrafficSender}). */
+  private static final String TRAFFIC_REPORTS = "/nacos/v1/sluice/traffic";
 
   private final AuthService auth;
 
@@ -65,6 +71,8 @@ public final class HttpAccessRules implements HttpAccess {
           read ? Action.READ : Action.WRITE);
     } else if (path.equals("/nacos/v1/ns/operator/metrics")) {
       return;
+    } else if (path.equals(TRAFFIC_REPORTS) && method == HttpMethod.POST) {
+      return; // any logged-in user: identify() above has checked the token
     } else if (path.startsWith("/nacos/v1/ns/") || path.startsWith("/nacos/v2/ns/")) {
       String service = params.get("serviceName");
       String group = params.get("groupName");

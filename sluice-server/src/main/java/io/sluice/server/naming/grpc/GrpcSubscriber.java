@@ -3,6 +3,7 @@ package io.sluice.server.naming.grpc;
 import io.sluice.server.naming.ServiceKey;
 import io.sluice.server.naming.ServiceView;
 import io.sluice.server.naming.Subscriber;
+import io.sluice.server.protocol.grpc.ClientInfo;
 import io.sluice.server.protocol.grpc.Connection;
 import io.sluice.server.protocol.grpc.NacosResponse;
 import io.sluice.server.protocol.grpc.PushCallback;
@@ -67,6 +68,21 @@ final class GrpcSubscriber implements Subscriber {
 
   void cancel() {
     active = false;
+  }
+
+  @Override
+  public Client client() {
+    ClientInfo info = connection.client();
+    String ip =
+        info.clientIp() == null || info.clientIp().isBlank()
+            ? connection.remoteIp()
+            : info.clientIp();
+    return new Client(
+        ip,
+        connection.remotePort(),
+        info.clientVersion() == null ? "" : info.clientVersion(),
+        info.appName() == null ? "" : info.appName(),
+        clusters);
   }
 
   @Override

@@ -85,8 +85,11 @@ public final class NamingHttpApi implements HttpRoutes {
       on(router, HttpMethod.DELETE, base + "/service", style, s::delete);
       on(router, HttpMethod.GET, base + "/service", style, p -> s.detail(p, v2));
       on(router, HttpMethod.GET, base + "/service/list", style, p -> s.list(p, v2));
+      on(router, HttpMethod.GET, base + "/service/subscribers", style, s::subscribers);
     }
     on(router, HttpMethod.PUT, V1 + "/cluster", ApiStyle.V1, s::updateCluster);
+    on(router, HttpMethod.GET, V1 + "/catalog/services", ApiStyle.V1, s::catalogServices);
+    on(router, HttpMethod.GET, V1 + "/catalog/instances", ApiStyle.V1, s::catalogInstances);
     router
         .route(HttpMethod.GET, V1 + "/operator/metrics")
         .handler(RequestParams.handler(0, ApiStyle.V1, this::metrics));

@@ -1,5 +1,6 @@
 package io.sluice.server.naming.http;
 
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -13,9 +14,16 @@ import io.sluice.server.naming.ServiceKey;
 import io.sluice.server.naming.ServiceMeta;
 import io.sluice.server.naming.ServicePage;
 import io.sluice.server.naming.ServiceView;
+import io.sluice.server.naming.Subscriber;
 import io.sluice.server.naming.health.HealthCheck;
 import io.sluice.server.protocol.http.HttpApiException;
 import io.sluice.server.protocol.http.NacosErrorCode;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
@@ -156,6 +164,130 @@ final class ServiceEndpoints {
     ObjectNode answer = json.createObjectNode();
     answer.put("count", page.count());
     answer.set(v2 ? "services" : "doms", json.valueToTree(page.names()));
+    return done(Answer.json(answer.toString()));
+  }
+
+  /**
+   * The metadata keys an instance's lane is read from (sluice-agent's README, "Lanes"): Sluice's
+   * own, MSE's, OpenSergo's.
+   */
+  static final List<String> LANE_KEYS =
+      List.of("sluice.lane", "alicloud.service.tag", "traffic.opensergo.io/lane");
+
+  /**
+   * GET /nacos/v1/ns/catalog/services (the console's list, at Nacos's console path): one page of a
+   * group's services, sorted and read from the index as {@code service/list} is, with what the list
+   * shows of each: {@code {"count":N,"serviceList":[{"name","groupName","clusterCount","ipCount",
+   * "healthyInstanceCount","triggerFlag","lanes"}]}}. One snapshot read per service on the page, so
+   * a page costs the same with ten services or a hundred thousand.
+   */
+  CompletionStage<Answer> catalogServices(NamingParams params) {
+    String namespace = params.namespace();
+    String group = params.optional("groupName", "groupNameParam");
+    int pageNo = params.page("pageNo", "1", Integer.MAX_VALUE);
+    int pageSize = params.page("pageSize", "20", MAX_V2_PAGE_SIZE);
+    ServicePage page = naming.list(namespace, group, pageNo, pageSize);
+    ObjectNode answer = json.createObjectNode();
+    answer.put("count", page.count());
+    ArrayNode list = answer.putArray("serviceList");
+    for (String name : page.names()) {
+      ServiceKey key = ServiceKey.of(namespace, group, name);
+      List<Instance> instances = naming.viewOrEmpty(key).instances();
+      TreeSet<String> clusters = new TreeSet<>();
+      TreeSet<String> lanes = new TreeSet<>();
+      int healthy = 0;
+      for (Instance instance : instances) {
+        clusters.add(instance.clusterName());
+        if (instance.healthy()) {
+          healthy++;
+        }
+        String lane = laneOf(instance);
+        if (lane != null) {
+          lanes.add(lane);
+        }
+      }
+      ObjectNode node = list.addObject();
+      node.put("name", key.name());
+      node.put("groupName", key.group());
+      node.put("clusterCount", clusters.size());
+      node.put("ipCount", instances.size());
+      node.put("healthyInstanceCount", healthy);
+      node.put("triggerFlag", "false");
+      node.set("lanes", json.valueToTree(lanes));
+    }
+    return done(Answer.json(answer.toString()));
+  }
+
+  private static String laneOf(Instance instance) {
+    for (String key : LANE_KEYS) {
+      String lane = instance.metadata().get(key);
+      if (lane != null && !lane.isBlank()) {
+        return lane;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * GET /nacos/v1/ns/catalog/instances (the console's, at Nacos's console path): one page of every
+   * instance of the service, enabled or not, sorted by cluster, address and port: {@code
+   * {"count":N,"list":[instance...]}}. The clients' queries leave disabled instances out, so the
+   * console needs this to show, and enable again, an instance it disabled.
+   */
+  CompletionStage<Answer> catalogInstances(NamingParams params) {
+    ServiceKey service = params.service();
+    int pageNo = params.page("pageNo", "1", Integer.MAX_VALUE);
+    int pageSize = params.page("pageSize", "100", MAX_V1_PAGE_SIZE);
+    List<Instance> all = new ArrayList<>(naming.viewOrEmpty(service).instances());
+    all.sort(
+        Comparator.comparing(Instance::clusterName)
+            .thenComparing(Instance::ip)
+            .thenComparingInt(Instance::port));
+    StringWriter out = new StringWriter();
+    try (JsonGenerator generator = json.getFactory().createGenerator(out)) {
+      generator.writeStartObject();
+      generator.writeNumberField("count", all.size());
+      generator.writeArrayFieldStart("list");
+      long from = (long) (pageNo - 1) * pageSize;
+      for (long i = from; i < Math.min(all.size(), from + pageSize); i++) {
+        ServiceView.writeInstance(generator, all.get((int) i), service);
+      }
+      generator.writeEndArray();
+      generator.writeEndObject();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return done(Answer.json(out.toString()));
+  }
+
+  /**
+   * GET subscribers: one page of the clients subscribed to the service through this node, as Nacos
+   * lists them: {@code {"count":N,"subscribers":[{"addrStr","agent","app","ip","port",
+   * "namespaceId","serviceName","cluster"}]}} (pages of 1,000 by default, at most {@value
+   * #MAX_V1_PAGE_SIZE}). Subscriptions are held by client connections and not replicated, so in a
+   * cluster each node lists its own.
+   */
+  CompletionStage<Answer> subscribers(NamingParams params) {
+    ServiceKey service = params.service();
+    int pageNo = params.page("pageNo", "1", Integer.MAX_VALUE);
+    int pageSize = params.page("pageSize", "1000", MAX_V1_PAGE_SIZE);
+    List<Subscriber.Client> all = naming.subscribers(service);
+    ObjectNode answer = json.createObjectNode();
+    answer.put("count", all.size());
+    ArrayNode page = answer.putArray("subscribers");
+    long from = (long) (pageNo - 1) * pageSize;
+    for (long i = from; i < Math.min(all.size(), from + pageSize); i++) {
+      Subscriber.Client client = all.get((int) i);
+      ObjectNode node = page.addObject();
+      node.put("addrStr", client.ip() + ":" + client.port());
+      node.put("agent", client.agent());
+      node.put("app", client.app().isEmpty() ? "unknown" : client.app());
+      node.put("ip", client.ip());
+      node.put("port", client.port());
+      node.put("namespaceId", service.namespace());
+      node.put("serviceName", service.groupedName());
+      node.put("cluster", client.clusters());
+    }
     return done(Answer.json(answer.toString()));
   }
 

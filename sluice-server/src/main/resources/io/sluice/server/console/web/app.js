@@ -5,6 +5,7 @@ import * as api from './api.js';
 import * as configs from './configs.js';
 import * as services from './services.js';
 import * as governance from './governance.js';
+import * as cluster from './cluster.js';
 
 const view = document.getElementById('view');
 const namespaceSelect = document.getElementById('namespace');
@@ -24,6 +25,8 @@ const routes = {
   service: services.detail,
   governance: governance.apps,
   app: governance.app,
+  lanes: governance.lanes,
+  cluster: cluster.nodes,
   login: renderLogin,
 };
 
@@ -38,7 +41,7 @@ async function render() {
   const { name, params } = parseHash();
   for (const a of document.querySelectorAll('header nav a')) {
     a.classList.toggle('active', a.dataset.nav === name || (a.dataset.nav === 'configs' && ['config', 'history', 'listeners'].includes(name))
-      || (a.dataset.nav === 'services' && name === 'service') || (a.dataset.nav === 'governance' && name === 'app'));
+      || (a.dataset.nav === 'services' && name === 'service') || (a.dataset.nav === 'governance' && ['app', 'lanes'].includes(name)));
   }
   const page = routes[name] || configs.list;
   clear(view);

@@ -1,20 +1,24 @@
 // Governance per application: the resources its agents have seen, live charts per resource from
-// the agents' reports (at most about 2 s behind), editors for the five Sentinel rule kinds (saved
-// only when sluice-flow's parser accepts them), and which instances are in which lane.
+// the agents' reports (at most about 2 s behind), editors for the five Sentinel rule kinds and for
+// the namespace's lane document (saved only when sluice-flow's parsers, the agents' own, accept
+// them), and which instances are in which lane.
 import { h, clear, formatTime, message, go, link } from './dom.js';
 import * as api from './api.js';
 import { lineChart } from './chart.js';
 
 const TRAFFIC = '/nacos/v1/sluice/traffic';
 const RULES = '/nacos/v1/sluice/rules';
-const KINDS = ['flow', 'degrade', 'param-flow', 'system', 'authority'];
+const KINDS = ['flow', 'degrade', 'param-flow', 'system', 'authority', 'lanes'];
 const EXAMPLES = {
   flow: '[\n  {"resource": "GET /orders/{id}", "grade": 1, "count": 100}\n]',
   degrade: '[\n  {"resource": "GET /orders/{id}", "grade": 0, "count": 200, "timeWindow": 10, "slowRatioThreshold": 0.5, "minRequestAmount": 5}\n]',
   'param-flow': '[\n  {"resource": "GET /orders/{id}", "paramSource": {"header": "x-user-id"}, "count": 5}\n]',
   system: '[\n  {"qps": 1000}\n]',
   authority: '[\n  {"resource": "GET /orders/{id}", "strategy": 1, "limitApp": "untrusted-app"}\n]',
+  lanes: '{"lanes": [\n  {"name": "beta-users", "tag": "gray", "conditions": [{"header": "x-user-id", "oneOf": ["42"]}]},\n'
+    + '  {"name": "gray-half", "tag": "gray", "percentage": 50, "stickyOn": {"header": "x-user-id"}}\n]}',
 };
+const EMPTY = (kind) => (kind === 'lanes' ? '{"lanes": []}' : '[]');
 const REFRESH_MS = 1000;
 
 export async function apps(el) {
@@ -22,7 +26,9 @@ export async function apps(el) {
   const form = h('form', { class: 'bar' }, open, h('button', { type: 'submit' }, 'Open'),
     h('span', { class: 'muted' }, 'an application that does not report (no agent running) can still get rules'));
   form.addEventListener('submit', (e) => { e.preventDefault(); if (open.value.trim()) go('app', { name: open.value.trim() }); });
-  el.append(h('h1', {}, 'Governance'), form);
+  el.append(h('h1', {}, 'Governance'), form,
+    h('p', {}, h('a', { href: link('lanes'), 'data-test': 'edit-lanes' }, 'Edit the lanes'),
+      h('span', { class: 'muted' }, ' (one document for every application of the namespace)')));
   const body = await api.get(TRAFFIC + '/apps');
   const rows = (body.apps || []).map(a => h('tr', { 'data-test': 'app-row' },
     h('td', {}, h('a', { href: link('app', { name: a.app }) }, a.app)),
@@ -52,7 +58,7 @@ export async function app(el, params, state) {
       h('th', { class: 'num' }, 'Block/s'), h('th', { class: 'num' }, 'Failed/s'), h('th', { class: 'num' }, 'Avg RT ms'),
       h('th', { class: 'num' }, 'p99 ms'), h('th', { class: 'num' }, 'In flight'))), resourcesBody),
     chartsBox);
-  el.append(rulesEditor(name, state, () => selected));
+  el.append(rulesEditor(name, state, () => selected, params.kind));
 
   const ms = (micros) => (micros == null || micros < 0 ? '' : (micros / 1000).toFixed(micros < 10000 ? 2 : 0));
   async function refresh() {
@@ -120,9 +126,17 @@ function charts(resource, points) {
       + (seconds[seconds.length - 1] ? seconds[seconds.length - 1].block : 0)));
 }
 
-function rulesEditor(app, state, selectedResource) {
+/** The namespace's lane document on a page of its own (the same editor, lanes only). */
+export async function lanes(el, params, state) {
+  el.append(h('h1', {}, 'Lanes'),
+    h('p', { class: 'muted' }, 'Entry rules that tag requests with a lane, for every application of this namespace. '
+      + 'Instances join a lane with the agent setting sluice.lane; the Services and Governance pages show which are in which.'),
+    rulesEditor(null, state, () => '', 'lanes'));
+}
+
+function rulesEditor(app, state, selectedResource, initialKind) {
   const box = h('div', {});
-  let kind = 'flow';
+  let kind = KINDS.includes(initialKind) ? initialKind : 'flow';
   const tabs = h('div', { class: 'tabs' });
   const editor = h('textarea', { name: 'rules', spellcheck: 'false', 'data-test': 'rules-editor' });
   const status = h('div', { 'data-test': 'rules-status' });
@@ -148,24 +162,26 @@ function rulesEditor(app, state, selectedResource) {
     quick.hidden = kind !== 'flow';
     const body = await api.get(RULES, { app, kind, namespaceId: state.namespace });
     editor.value = body.exists ? body.content : '';
-    editor.placeholder = 'No ' + kind + ' rules yet. For example:\n' + EXAMPLES[kind];
+    editor.placeholder = 'No ' + (kind === 'lanes' ? 'lanes' : kind + ' rules') + ' yet. For example:\n' + EXAMPLES[kind];
     showRules(body.rules || [], body.invalid);
-    status.append(h('p', { class: 'muted' }, `Stored as ${body.dataId} in group ${body.group}` + (body.exists ? '' : ' (not yet)')));
+    status.append(h('p', { class: 'muted' }, `Stored as ${body.dataId} in group ${body.group}` + (body.exists ? '' : ' (not yet)')
+      + (kind === 'lanes' ? ': one document for every application of the namespace.' : '')));
   }
   function showRules(rules, invalid) {
     clear(inForce);
     if (invalid) inForce.append(h('li', { class: 'error' }, 'The stored document is refused by the agents: ' + invalid));
     for (const r of rules) inForce.append(h('li', {}, r));
   }
-  for (const k of KINDS) {
+  for (const k of app ? KINDS : []) {
     tabs.append(h('button', { type: 'button', 'data-kind': k, 'data-test': 'rules-tab-' + k, onclick: () => { kind = k; load(); } }, k));
   }
   save.addEventListener('click', async () => {
     save.disabled = true;
     clear(status);
     try {
-      const body = await api.post(RULES, { app, kind, content: editor.value.trim() ? editor.value : '[]', namespaceId: state.namespace });
-      message(status, `Saved ${body.dataId}: ${body.rules.length} rule${body.rules.length === 1 ? '' : 's'}; agents apply them within about a second.`, 'ok');
+      const body = await api.post(RULES, { app, kind, content: editor.value.trim() ? editor.value : EMPTY(kind), namespaceId: state.namespace });
+      const noun = kind === 'lanes' ? 'lane' : 'rule';
+      message(status, `Saved ${body.dataId}: ${body.rules.length} ${noun}${body.rules.length === 1 ? '' : 's'}; agents apply them within about a second.`, 'ok');
       showRules(body.rules);
     } catch (e) {
       message(status, e.status === 400 ? 'Refused, nothing saved: ' + e.message : 'Not saved: ' + e.message);
@@ -173,7 +189,7 @@ function rulesEditor(app, state, selectedResource) {
       save.disabled = false;
     }
   });
-  box.append(h('h2', {}, 'Rules'), tabs, quick, editor, h('div', { class: 'bar' }, save), status,
+  box.append(h('h2', {}, app ? 'Rules' : 'Lane document'), tabs, quick, editor, h('div', { class: 'bar' }, save), status,
     h('h3', {}, 'In force after saving'), inForce);
   load().catch(e => message(status, e.message));
   return box;

@@ -1,9 +1,10 @@
 // Services: the list with instance counts and health, and each service's instances with health,
-// weight, enabled, metadata and lane; weight and enabled can be changed.
+// weight, enabled, metadata and lane (weight and enabled can be changed) and its subscribers.
 import { h, clear, message, go, link } from './dom.js';
 import * as api from './api.js';
 
 const PAGE_SIZE = 20;
+const INSTANCES_PAGE = 500;
 const LANE_KEYS = ['sluice.lane', 'alicloud.service.tag', 'traffic.opensergo.io/lane'];
 
 export function laneOf(metadata) {
@@ -11,11 +12,12 @@ export function laneOf(metadata) {
   return '';
 }
 
+/** Every instance of a service, enabled or not (the clients' query leaves disabled ones out). */
 async function instances(state, service, group) {
-  const body = await api.get('/nacos/v1/ns/instance/list', {
-    serviceName: service, groupName: group, namespaceId: state.namespace, healthyOnly: false,
+  const body = await api.get('/nacos/v1/ns/catalog/instances', {
+    serviceName: service, groupName: group, namespaceId: state.namespace, pageNo: 1, pageSize: INSTANCES_PAGE,
   });
-  return body.hosts || [];
+  return { hosts: body.list || [], count: body.count || 0 };
 }
 
 export async function list(el, params, state) {
@@ -25,31 +27,26 @@ export async function list(el, params, state) {
   form.addEventListener('submit', (e) => { e.preventDefault(); go('services', { group: groupInput.value }); });
   el.append(h('h1', {}, 'Services'), form);
   const group = params.group || 'DEFAULT_GROUP';
-  const body = await api.get('/nacos/v1/ns/service/list', {
+  const body = await api.get('/nacos/v1/ns/catalog/services', {
     pageNo, pageSize: PAGE_SIZE, namespaceId: state.namespace, groupName: group,
   });
-  const names = body.doms || [];
+  const services = body.serviceList || [];
   const tbody = h('tbody', {});
   el.append(h('table', {},
     h('thead', {}, h('tr', {}, h('th', {}, 'Service'), h('th', {}, 'Group'), h('th', { class: 'num' }, 'Instances'),
       h('th', { class: 'num' }, 'Healthy'), h('th', {}, 'Lanes'))), tbody));
-  if (!names.length) tbody.append(h('tr', {}, h('td', { colspan: 5, class: 'muted' }, 'No service in this group.')));
+  if (!services.length) tbody.append(h('tr', {}, h('td', { colspan: 5, class: 'muted' }, 'No service in this group.')));
+  for (const x of services) {
+    tbody.append(h('tr', { 'data-test': 'service-row' },
+      h('td', {}, h('a', { href: link('service', { name: x.name, group }) }, x.name)), h('td', {}, group),
+      h('td', { class: 'num' }, x.ipCount),
+      h('td', { class: 'num ' + (x.healthyInstanceCount < x.ipCount ? 'unhealthy' : 'healthy') }, x.healthyInstanceCount),
+      h('td', {}, (x.lanes || []).map(l => h('span', { class: 'pill lane' }, l)))));
+  }
   const pages = Math.max(1, Math.ceil((body.count || 0) / PAGE_SIZE));
-  el.append(h('p', { class: 'bar' }, `${body.count || 0} services, page ${pageNo} of ${pages} `,
+  el.append(h('p', { class: 'bar', 'data-test': 'service-pages' }, `${body.count || 0} services, page ${pageNo} of ${pages} `,
     pageNo > 1 ? h('a', { href: link('services', { group, page: pageNo - 1 }) }, '‹ previous') : null, ' ',
-    pageNo < pages ? h('a', { href: link('services', { group, page: pageNo + 1 }) }, 'next ›') : null));
-  await Promise.all(names.map(async (name) => {
-    const row = h('tr', { 'data-test': 'service-row' });
-    tbody.append(row);
-    let hosts = [];
-    try { hosts = await instances(state, name, group); } catch (e) { /* shown as 0 */ }
-    const healthy = hosts.filter(x => x.healthy).length;
-    const lanes = [...new Set(hosts.map(x => laneOf(x.metadata)).filter(Boolean))];
-    row.append(h('td', {}, h('a', { href: link('service', { name, group }) }, name)), h('td', {}, group),
-      h('td', { class: 'num' }, hosts.length),
-      h('td', { class: 'num ' + (healthy < hosts.length ? 'unhealthy' : 'healthy') }, healthy),
-      h('td', {}, lanes.map(l => h('span', { class: 'pill lane' }, l))));
-  }));
+    pageNo < pages ? h('a', { href: link('services', { group, page: pageNo + 1 }), 'data-test': 'next-page' }, 'next ›') : null));
 }
 
 export async function detail(el, params, state) {
@@ -60,8 +57,9 @@ export async function detail(el, params, state) {
   el.append(status, h('table', {}, h('thead', {}, h('tr', {},
     h('th', {}, 'Instance'), h('th', {}, 'Cluster'), h('th', {}, 'Health'), h('th', { class: 'num' }, 'Weight'),
     h('th', {}, 'Enabled'), h('th', {}, 'Kind'), h('th', {}, 'Lane'), h('th', {}, 'Metadata'), h('th', {}, ''))), table));
-  const hosts = await instances(state, params.name, group);
+  const { hosts, count } = await instances(state, params.name, group);
   if (!hosts.length) table.append(h('tr', {}, h('td', { colspan: 9, class: 'muted' }, 'No instance.')));
+  if (count > hosts.length) status.append(h('span', { class: 'muted' }, `The first ${hosts.length} of ${count} instances.`));
   for (const x of hosts) {
     const weight = h('input', { type: 'number', name: 'weight', min: 0, max: 10000, step: '0.1', value: x.weight, style: 'width:80px' });
     const enabled = h('input', { type: 'checkbox', name: 'enabled', checked: x.enabled !== false });
@@ -87,5 +85,23 @@ export async function detail(el, params, state) {
       h('td', {}, lane ? h('span', { class: 'pill lane' }, lane) : h('span', { class: 'muted' }, 'base')),
       h('td', {}, h('code', {}, JSON.stringify(x.metadata || {}))), h('td', {}, save)));
   }
-  el.append(h('p', { class: 'muted' }, 'Subscribers of a service are not shown yet: the server has no HTTP endpoint for them.'));
+  await subscribers(el, params.name, group, state);
+}
+
+const SUBSCRIBERS_PAGE = 100;
+
+/** The clients subscribed to the service through this server (subscriptions are per node). */
+async function subscribers(el, service, group, state) {
+  const body = await api.get('/nacos/v1/ns/service/subscribers', {
+    serviceName: service, groupName: group, namespaceId: state.namespace, pageNo: 1, pageSize: SUBSCRIBERS_PAGE,
+  });
+  const list = body.subscribers || [];
+  el.append(h('h2', {}, 'Subscribers'),
+    h('p', { class: 'muted', 'data-test': 'subscriber-count' }, `${body.count || 0} client${body.count === 1 ? '' : 's'} subscribed through this server`
+      + (body.count > list.length ? `, the first ${list.length} shown` : '') + '.'),
+    h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, 'Address'), h('th', {}, 'Application'), h('th', {}, 'Client'),
+      h('th', {}, 'Clusters'))),
+    h('tbody', {}, list.length ? list.map(x => h('tr', { 'data-test': 'subscriber-row' },
+      h('td', {}, x.addrStr), h('td', {}, x.app), h('td', {}, x.agent), h('td', {}, x.cluster || 'all')))
+      : h('tr', {}, h('td', { colspan: 4, class: 'muted' }, 'No subscriber.')))));
 }

@@ -7,6 +7,7 @@ import com.alibaba.nacos.api.NacosFactory;
 import com.alibaba.nacos.api.PropertyKeyConst;
 import com.alibaba.nacos.api.naming.NamingMaintainService;
 import com.alibaba.nacos.api.naming.NamingService;
+import com.alibaba.nacos.api.naming.listener.EventListener;
 import com.alibaba.nacos.api.naming.listener.NamingEvent;
 import com.alibaba.nacos.api.naming.pojo.Service;
 import com.alibaba.nacos.api.selector.NoneSelector;
@@ -619,6 +620,66 @@ class NamingHttpApiIT {
     await()
         .atMost(Duration.ofSeconds(10))
         .untilAsserted(() -> assertThat(consumer.getAllInstances("mixed", false)).isEmpty());
+  }
+
+  @Test
+  void listsTheOfficialClientsSubscribingToAService() throws Exception {
+    JsonNode none =
+        ok(call("GET", "/nacos/v1/ns/service/subscribers", params("serviceName", "watched")));
+    assertThat(none.get("count").asInt()).isZero();
+
+    NamingService first = officialClient();
+    NamingService second = officialClient();
+    first.subscribe("watched", event -> {});
+    EventListener east = event -> {};
+    second.subscribe("watched", List.of("east"), east);
+
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                ok(call(
+                            "GET",
+                            "/nacos/v1/ns/service/subscribers",
+                            params("serviceName", "watched")))
+                        .get("count")
+                        .asInt()
+                    == 2);
+    JsonNode all =
+        ok(call("GET", "/nacos/v1/ns/service/subscribers", params("serviceName", "watched")));
+    List<String> clusters = new ArrayList<>();
+    for (JsonNode subscriber : all.get("subscribers")) {
+      assertThat(subscriber.get("agent").asText()).startsWith("Nacos-Java-Client:v");
+      assertThat(subscriber.get("serviceName").asText()).isEqualTo("DEFAULT_GROUP@@watched");
+      assertThat(subscriber.get("namespaceId").asText()).isEqualTo("public");
+      assertThat(subscriber.get("addrStr").asText())
+          .isEqualTo(subscriber.get("ip").asText() + ":" + subscriber.get("port").asInt());
+      clusters.add(subscriber.get("cluster").asText());
+    }
+    assertThat(clusters).containsExactlyInAnyOrder("", "east");
+
+    JsonNode secondPage =
+        ok(call(
+                "GET",
+                "/nacos/v2/ns/service/subscribers",
+                params("serviceName", "watched", "pageNo", "2", "pageSize", "1")))
+            .get("data");
+    assertThat(secondPage.get("count").asInt()).isEqualTo(2);
+    assertThat(secondPage.get("subscribers")).hasSize(1);
+
+    second.unsubscribe("watched", List.of("east"), east);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () ->
+                assertThat(
+                        ok(call(
+                                "GET",
+                                "/nacos/v1/ns/service/subscribers",
+                                params("serviceName", "watched")))
+                            .get("subscribers"))
+                    .singleElement()
+                    .satisfies(left -> assertThat(left.get("cluster").asText()).isEmpty()));
   }
 
   @Test

@@ -1,6 +1,8 @@
-package io.sluice.agent.lanes;
+package io.sluice.flow.lane;
 
+import java.math.BigDecimal;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * One lane of a lane document: its name, the tag its instances and its requests carry, whether it
@@ -116,6 +118,45 @@ public final class Lane {
     h *= 0xc2b2ae35;
     h ^= h >>> 16;
     return Integer.remainderUnsigned(h, BUCKETS);
+  }
+
+  /**
+   * The lane in one line, for people (the console lists a saved document's lanes this way): {@code
+   * gray-half -> gray: 50 % of requests, sticky on header x-user-id}.
+   */
+  public String describe() {
+    StringBuilder out = new StringBuilder();
+    out.append(name).append(" -> ").append(tag).append(": ");
+    if (!enabled) {
+      out.append("disabled (requests still carrying its tag are routed as base)");
+      return out.toString();
+    }
+    if (!takesEntryTraffic()) {
+      out.append("takes nothing at the entry, routes requests that carry its tag");
+      return out.toString();
+    }
+    if (shareBuckets >= 0) {
+      out.append(new BigDecimal(shareBuckets).movePointLeft(2).stripTrailingZeros().toPlainString())
+          .append(" % of requests");
+      if (!conditions.isEmpty()) {
+        out.append(" that match ");
+      }
+    } else {
+      out.append("requests that match ");
+    }
+    if (!conditions.isEmpty()) {
+      if (conditions.size() > 1) {
+        out.append(anyOf ? "any of " : "all of ");
+      }
+      out.append(conditions);
+    }
+    if (stickySource != null) {
+      out.append(", sticky on ")
+          .append(stickySource.name().toLowerCase(Locale.ROOT))
+          .append(' ')
+          .append(stickyName);
+    }
+    return out.toString();
   }
 
   @Override

@@ -1,4 +1,4 @@
-package io.sluice.agent.lanes;
+package io.sluice.flow.lane;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -25,6 +25,27 @@ class LaneDocumentTest {
     assertThat(first.conditions().get(0).name()).isEqualTo("x-user-id");
     assertThat(lanes.lanes().get(1).shareBuckets()).isEqualTo(1250);
     assertThat(lanes.hasEntryRules()).isTrue();
+  }
+
+  @Test
+  void describesEachLaneInOneLineForPeople() throws Exception {
+    Lanes lanes =
+        LaneDocument.parse(
+            "{\"lanes\":[{\"name\":\"beta\",\"tag\":\"gray\",\"match\":\"any\","
+                + "\"conditions\":[{\"header\":\"X-User-Id\",\"oneOf\":[\"42\"]},"
+                + "{\"cookie\":\"beta\",\"equals\":\"1\"}]},"
+                + "{\"name\":\"half\",\"tag\":\"blue\",\"percentage\":12.5,"
+                + "\"stickyOn\":{\"header\":\"x-user-id\"}},"
+                + "{\"name\":\"off\",\"tag\":\"red\",\"enabled\":false,\"percentage\":5},"
+                + "{\"name\":\"routed\",\"tag\":\"green\"}]}");
+
+    assertThat(lanes.describeLanes())
+        .containsExactly(
+            "beta -> gray: requests that match any of [header x-user-id ONE_OF [42],"
+                + " cookie beta EQUALS 1]",
+            "half -> blue: 12.5 % of requests, sticky on header x-user-id",
+            "off -> red: disabled (requests still carrying its tag are routed as base)",
+            "routed -> green: takes nothing at the entry, routes requests that carry its tag");
   }
 
   @Test

@@ -1,4 +1,4 @@
-package io.sluice.agent.lanes;
+package io.sluice.flow.lane;
 
 /** A lane document that cannot be applied; the message names the fault and where it is. */
 public final class InvalidLanesException extends Exception {

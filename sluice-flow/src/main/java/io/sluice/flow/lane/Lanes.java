@@ -1,4 +1,4 @@
-package io.sluice.agent.lanes;
+package io.sluice.flow.lane;
 
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -49,6 +49,15 @@ public final class Lanes {
 
   public List<Lane> lanes() {
     return lanes;
+  }
+
+  /** Each lane in one line ({@link Lane#describe}), in document order. */
+  public List<String> describeLanes() {
+    List<String> out = new ArrayList<>(lanes.size());
+    for (Lane lane : lanes) {
+      out.add(lane.describe());
+    }
+    return List.copyOf(out);
   }
 
   /** Whether any enabled lane can tag a request at the entry. */

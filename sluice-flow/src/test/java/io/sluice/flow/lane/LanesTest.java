@@ -1,4 +1,4 @@
-package io.sluice.agent.lanes;
+package io.sluice.flow.lane;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package io.sluice.agent.lanes;
+package io.sluice.flow.lane;
 
 /**
  * Reads the parts of an inbound request that entry rules can match on, for one kind of request (a

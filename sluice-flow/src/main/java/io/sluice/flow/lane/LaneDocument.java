@@ -1,4 +1,4 @@
-package io.sluice.agent.lanes;
+package io.sluice.flow.lane;
 
 import io.sluice.flow.internal.json.JsonReader;
 import io.sluice.flow.internal.json.MalformedJsonException;
