@@ -15,7 +15,7 @@ public record ConfigCredentials(String username, String password, String accessT
     }
   }
 
-  boolean logsIn() {
+  public boolean logsIn() {
     return username != null;
   }
 

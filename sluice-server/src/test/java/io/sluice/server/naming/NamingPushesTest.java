@@ -56,6 +56,11 @@ class NamingPushesTest {
   private static Subscriber subscriber(List<String> pushed) {
     return new Subscriber() {
       @Override
+      public Client client() {
+        return new Client("127.0.0.1", 0, "", "", "");
+      }
+
+      @Override
       public String clusters() {
         return "";
       }
