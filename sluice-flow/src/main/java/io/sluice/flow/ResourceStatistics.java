@@ -5,7 +5,7 @@ import java.util.List;
 /**
  * A snapshot of one resource's statistics, taken without stopping the callers that write them. The
  * windows are the most recent complete ones: a sub-window ends on a 100 ms boundary of the
- * registry's clock, a second on a 1 s boundary.
+ * registry's clock, and the second is the last ten of them, so it too ends on a 100 ms boundary.
  *
  * @param resource the resource name
  * @param concurrency calls admitted and not yet released
