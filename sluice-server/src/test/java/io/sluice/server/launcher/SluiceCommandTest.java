@@ -1,13 +1,22 @@
 package io.sluice.server.launcher;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 class SluiceCommandTest {
+  @TempDir Path dataDir;
+
   @Test
   void helpListsTheServerSubcommand() {
     Run run = execute("--help");
@@ -60,6 +69,24 @@ class SluiceCommandTest {
   }
 
   @Test
+  void refusesLogLimitsOutsideTheirRangeBeforeStarting() {
+    // Refused before anything starts; a server that started would not return, hence the bound.
+    assertTimeoutPreemptively(
+        Duration.ofSeconds(30),
+        () -> {
+          assertThat(refused("--log-max-files", "101"))
+              .contains("--log-max-files must be 0 to 100, was 101");
+          assertThat(refused("--log-max-files", "-1"))
+              .contains("--log-max-files must be 0 to 100, was -1");
+          assertThat(refused("--log-max-file-bytes", "4095"))
+              .contains("--log-max-file-bytes must be at least 4096, was 4095");
+        });
+    assertThat(execute("server", "--help").out)
+        .contains("--log-max-file-bytes")
+        .contains("--log-max-files");
+  }
+
+  @Test
   void rejectsAnUnknownOptionWithAUsageMessage() {
     Run run = execute("server", "--prot", "1");
 
@@ -73,6 +100,21 @@ class SluiceCommandTest {
 
     assertThat(run.exitCode).isEqualTo(2);
     assertThat(run.err).contains("--port");
+  }
+
+  /** Runs the server command with one option; returns what it printed on standard error. */
+  private String refused(String option, String value) {
+    // The command reports refused options on System.err, not through picocli's writer.
+    PrintStream console = System.err;
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+    try {
+      Run run = execute("server", "--port", "0", "--data-dir", dataDir.toString(), option, value);
+      assertThat(run.exitCode).isEqualTo(2);
+    } finally {
+      System.setErr(console);
+    }
+    return err.toString(StandardCharsets.UTF_8);
   }
 
   private static Run execute(String... args) {
