@@ -14,7 +14,7 @@ public final class InstanceValidator {
   static final int MAX_IP_LENGTH = 128;
   static final int MAX_CLUSTER_LENGTH = 64;
   static final double MAX_WEIGHT = 10_000;
-  static final int MAX_METADATA_ENTRIES = 128;
+  public static final int MAX_METADATA_ENTRIES = 128;
   static final int MAX_METADATA_BYTES = 16 * 1024;
 
   /**

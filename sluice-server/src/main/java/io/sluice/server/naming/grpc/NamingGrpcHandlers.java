@@ -70,11 +70,13 @@ public final class NamingGrpcHandlers implements ConnectionListener {
       ScheduledExecutorService pushThread,
       long pushAckMillis) {
     NamingGrpcHandlers handlers = new NamingGrpcHandlers(naming, pushThread, pushAckMillis);
-    router.register(InstanceRequest.class, handlers::instance);
-    router.register(BatchInstanceRequest.class, handlers::batch);
-    router.register(PersistentInstanceRequest.class, handlers::persistent);
-    router.register(ServiceQueryRequest.class, handlers::query);
-    router.register(SubscribeServiceRequest.class, handlers::subscribe);
+    router.register(InstanceRequest.class, NamingBodyDecoders::instance, handlers::instance);
+    router.register(BatchInstanceRequest.class, NamingBodyDecoders::batch, handlers::batch);
+    router.register(
+        PersistentInstanceRequest.class, NamingBodyDecoders::persistent, handlers::persistent);
+    router.register(ServiceQueryRequest.class, NamingBodyDecoders::query, handlers::query);
+    router.register(
+        SubscribeServiceRequest.class, NamingBodyDecoders::subscribe, handlers::subscribe);
     router.register(ServiceListRequest.class, handlers::list);
     connections.addListener(handlers);
     return handlers;

@@ -47,16 +47,18 @@ public final class NamingMessages {
     public Map<String, String> metadata;
   }
 
-  public static final class InstanceRequest extends NamingRequest {
+  /** A request about one instance: register or deregister it, ephemeral or persistent. */
+  abstract static class OneInstanceRequest extends NamingRequest {
     public String type;
+    public InstanceBody instance;
 
     @Override
     boolean writes() {
       return true;
     }
-
-    public InstanceBody instance;
   }
+
+  public static final class InstanceRequest extends OneInstanceRequest {}
 
   public static final class InstanceResponse extends NacosResponse {
     private static final byte[] REGISTERED = succeeded(NamingGrpcHandlers.REGISTER);
@@ -111,16 +113,7 @@ public final class NamingMessages {
     public String type;
   }
 
-  public static final class PersistentInstanceRequest extends NamingRequest {
-    public String type;
-
-    @Override
-    boolean writes() {
-      return true;
-    }
-
-    public InstanceBody instance;
-  }
+  public static final class PersistentInstanceRequest extends OneInstanceRequest {}
 
   public static final class ServiceQueryRequest extends NamingRequest {
     public String cluster;

@@ -1,6 +1,7 @@
 package io.sluice.server.protocol.grpc;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.MapperFeature;
@@ -20,13 +21,17 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>Jackson settings follow the official client so our JSON reads the same: unknown properties
  * ignored, nulls omitted. Getters are never used as setters, so a crafted body cannot call into a
  * read-only property.
+ *
+ * <p>A type registered with a {@link BodyDecoder} is read by it first, with the streaming parser; a
+ * body it declines is read by databind as any other, so the two readings never disagree on what is
+ * accepted or on an error.
  */
 public final class MessageCodec {
   private static final byte[] REQUEST_ID_FIELD =
       "{\"requestId\":\"".getBytes(StandardCharsets.US_ASCII);
 
   private final ObjectMapper mapper;
-  private final Map<String, ObjectReader> readers = new ConcurrentHashMap<>();
+  private final Map<String, Reader> readers = new ConcurrentHashMap<>();
   private final Map<Class<?>, ObjectWriter> writers = new ConcurrentHashMap<>();
 
   public MessageCodec() {
@@ -38,9 +43,20 @@ public final class MessageCodec {
             .build();
   }
 
-  /** Makes payloads of {@code type}'s simple class name readable. */
+  /** How one payload type is read: its streaming decoder if it has one, else databind. */
+  private record Reader(ObjectReader databind, BodyDecoder<?> streaming) {}
+
+  /** Makes payloads of {@code type}'s simple class name readable, by databind. */
   public void register(Class<?> type) {
-    readers.put(type.getSimpleName(), mapper.readerFor(type));
+    readers.put(type.getSimpleName(), new Reader(mapper.readerFor(type), null));
+  }
+
+  /**
+   * Makes payloads of {@code type}'s simple class name readable by {@code decoder}, and by databind
+   * for whatever it declines.
+   */
+  public <R extends NacosRequest> void register(Class<R> type, BodyDecoder<R> decoder) {
+    readers.put(type.getSimpleName(), new Reader(mapper.readerFor(type), decoder));
   }
 
   public boolean knows(String typeName) {
@@ -49,11 +65,17 @@ public final class MessageCodec {
 
   /** Reads the body of {@code payload} as the class registered for its type name. */
   public Object decode(Payload payload) throws IOException {
-    ObjectReader reader = readers.get(payload.type());
+    Reader reader = readers.get(payload.type());
     if (reader == null) {
       throw new IOException("unknown payload type " + payload.type());
     }
-    Object message = reader.readValue(payload.body());
+    Object message = null;
+    if (reader.streaming() != null) {
+      message = streamed(reader.streaming(), payload.body());
+    }
+    if (message == null) {
+      message = reader.databind().readValue(payload.body());
+    }
     if (message == null) {
       throw new IOException("empty body for " + payload.type());
     }
@@ -61,6 +83,19 @@ public final class MessageCodec {
       request.metadataHeaders = payload.headers();
     }
     return message;
+  }
+
+  /**
+   * What {@code decoder} reads from {@code body}, or null where it declines or the JSON is
+   * malformed (databind then says how, in its words). A decoder's own bug is not caught: it fails
+   * the call loudly, and the fuzz test finds it.
+   */
+  private Object streamed(BodyDecoder<?> decoder, byte[] body) {
+    try (JsonParser json = mapper.getFactory().createParser(body)) {
+      return decoder.decode(json);
+    } catch (BodyDecoder.Declined | IOException declined) {
+      return null;
+    }
   }
 
   /** Reads a JSON body as {@code type}, whatever the payload's type name says. */

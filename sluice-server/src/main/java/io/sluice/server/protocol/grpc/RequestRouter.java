@@ -46,9 +46,23 @@ public final class RequestRouter {
     this.access = access;
   }
 
-  @SuppressWarnings("unchecked")
   public <R extends NacosRequest> void register(Class<R> type, RequestHandler<R> handler) {
     codec.register(type);
+    handle(type, handler);
+  }
+
+  /**
+   * As {@link #register(Class, RequestHandler)}, with the body read by {@code decoder} first (a hot
+   * request type; see {@link BodyDecoder}).
+   */
+  public <R extends NacosRequest> void register(
+      Class<R> type, BodyDecoder<R> decoder, RequestHandler<R> handler) {
+    codec.register(type, decoder);
+    handle(type, handler);
+  }
+
+  @SuppressWarnings("unchecked")
+  private <R extends NacosRequest> void handle(Class<R> type, RequestHandler<R> handler) {
     String name = type.getSimpleName();
     handlers.put(
         name,

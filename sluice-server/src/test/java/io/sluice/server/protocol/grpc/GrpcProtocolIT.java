@@ -135,6 +135,89 @@ class GrpcProtocolIT {
   }
 
   @Test
+  void refusesBadRegistrationsWithClearErrorsAndChangesNothing() throws Exception {
+    String service =
+        "{\"namespace\":\"public\",\"serviceName\":\"bad-input\",\"groupName\":\"G\","
+            + "\"type\":\"registerInstance\"";
+    try (NacosWireClient client = connect("naming")) {
+      JsonNode noInstance =
+          client.request("InstanceRequest", service + "}").get(5, TimeUnit.SECONDS);
+      assertThat(noInstance.path("@type").asText()).isEqualTo("InstanceResponse");
+      assertThat(noInstance.path("errorCode").asInt()).isEqualTo(ErrorCodes.INVALID_PARAM);
+      assertThat(noInstance.path("message").asText()).isEqualTo("instance must be given");
+
+      JsonNode noPort =
+          client
+              .request("InstanceRequest", service + ",\"instance\":{\"ip\":\"127.0.0.9\"}}")
+              .get(5, TimeUnit.SECONDS);
+      assertThat(noPort.path("message").asText()).isEqualTo("port must be given");
+
+      JsonNode wrongType =
+          client
+              .request(
+                  "InstanceRequest",
+                  service + ",\"instance\":{\"ip\":\"127.0.0.9\",\"port\":true}}")
+              .get(5, TimeUnit.SECONDS);
+      assertThat(wrongType.path("@type").asText()).isEqualTo("ErrorResponse");
+      assertThat(wrongType.path("errorCode").asInt()).isEqualTo(ErrorCodes.BAD_GATEWAY);
+      assertThat(wrongType.path("message").asText())
+          .startsWith("cannot read InstanceRequest: Cannot deserialize value of type");
+
+      StringBuilder entries = new StringBuilder();
+      for (int i = 0; i < 129; i++) {
+        entries.append(i == 0 ? "" : ",").append("\"k").append(i).append("\":\"v\"");
+      }
+      JsonNode tooMany =
+          client
+              .request(
+                  "InstanceRequest",
+                  service
+                      + ",\"instance\":{\"ip\":\"127.0.0.9\",\"port\":1,\"metadata\":{"
+                      + entries
+                      + "}}}")
+              .get(5, TimeUnit.SECONDS);
+      assertThat(tooMany.path("errorCode").asInt()).isEqualTo(ErrorCodes.INVALID_PARAM);
+      assertThat(tooMany.path("message").asText()).isEqualTo("metadata has more than 128 entries");
+
+      JsonNode tooLarge =
+          client
+              .request(
+                  "InstanceRequest",
+                  service
+                      + ",\"instance\":{\"ip\":\"127.0.0.9\",\"port\":1,\"metadata\":{\"k\":\""
+                      + "x".repeat(16 * 1024)
+                      + "\"}}}")
+              .get(5, TimeUnit.SECONDS);
+      assertThat(tooLarge.path("message").asText())
+          .isEqualTo("metadata is larger than 16384 characters");
+
+      assertThat(
+              server
+                  .naming()
+                  .instanceCount(io.sluice.server.naming.ServiceKey.of("public", "G", "bad-input")))
+          .isZero();
+
+      // A port as a string is unusual but was always accepted (databind's coercion): still is.
+      JsonNode coerced =
+          client
+              .request(
+                  "InstanceRequest",
+                  service
+                      + ",\"instance\":{\"ip\":\"127.0.0.9\",\"port\":\"8080\","
+                      + "\"metadata\":{\"k\":\""
+                      + "x".repeat(16 * 1024 - 1)
+                      + "\"}}}")
+              .get(5, TimeUnit.SECONDS);
+      assertThat(coerced.path("resultCode").asInt()).isEqualTo(200);
+      assertThat(
+              server
+                  .naming()
+                  .instanceCount(io.sluice.server.naming.ServiceKey.of("public", "G", "bad-input")))
+          .isEqualTo(1);
+    }
+  }
+
+  @Test
   void failsACallWhoseBytesAreNotAPayloadWithItsReasonWithoutHarmingOthers() throws Exception {
     MethodDescriptor<byte[], byte[]> raw =
         MethodDescriptor.<byte[], byte[]>newBuilder()
