@@ -12,6 +12,7 @@ import io.sluice.flow.internal.rule.FlowRuleSpec;
 import io.sluice.flow.internal.rule.OriginScope;
 import io.sluice.flow.internal.rule.ParamFlowRuleSpec;
 import io.sluice.flow.internal.rule.RuleSpec;
+import io.sluice.flow.internal.stats.LatencyHistogram;
 import io.sluice.flow.internal.stats.LiveStatistics;
 import io.sluice.flow.internal.system.InboundTraffic;
 import io.sluice.flow.internal.system.SystemGuard;
@@ -242,20 +243,47 @@ public final class FlowRegistry {
   }
 
   /**
-   * The last complete second of every resource that records statistics: what {@link #statistics()}
-   * gives as {@code lastSecond}, without computing the rest, for a reader that wants only that once
-   * a second (the agent's traffic reports).
+   * Hands {@code reader} every complete second after {@code afterSecond} that the statistics still
+   * hold (the last {@value LiveStatistics#SECONDS_READABLE}), oldest first: {@link
+   * SecondsReader#beginSecond} once per second if any resource records statistics, then {@link
+   * SecondsReader#resource} for each resource with calls counted or in flight in it. Returns the
+   * last complete second, to pass back as {@code afterSecond} next time. Seconds are counted on the
+   * registry's clock ({@link #clockNanos()} / 1 s).
+   *
+   * <p>For a reader once a second (the agent's traffic reports), where the code never gets hot:
+   * allocates nothing per resource, a resource with no call since the seconds asked for costs two
+   * field reads, and the full snapshot's minute and totals are not computed. For one reader thread
+   * at a time; it never stops the callers.
    */
-  public List<ResourceSecond> lastSeconds() {
+  public long readSeconds(long afterSecond, SecondsReader reader) {
     long now = now();
-    List<ResourceSecond> out = new ArrayList<>();
-    for (ResourceNode node : nodes.values()) {
-      LiveStatistics s = node.statistics;
-      if (s != null) {
-        out.add(new ResourceSecond(node.name, s.inFlight(), s.lastSecond(now)));
+    long last = now / 1_000_000_000L - 1;
+    long first = Math.max(afterSecond + 1, last + 1 - LiveStatistics.SECONDS_READABLE);
+    long[] fields = new long[LiveStatistics.READ_FIELDS];
+    long[] scratch = new long[LatencyHistogram.BUCKETS];
+    SecondCounts counts = new SecondCounts();
+    for (long second = first; second <= last; second++) {
+      boolean begun = false;
+      for (ResourceNode node : nodes.values()) {
+        LiveStatistics s = node.statistics;
+        if (s == null) {
+          continue;
+        }
+        if (!begun) {
+          reader.beginSecond(second);
+          begun = true;
+        }
+        if (s.readSecond(second, now, fields, scratch)) {
+          reader.resource(counts.fill(node.name, second, fields));
+        }
       }
     }
-    return out;
+    return last;
+  }
+
+  /** The registry's clock: ns since it was built. */
+  public long clockNanos() {
+    return now();
   }
 
   /** A snapshot of all inbound traffic counted by system rules. */

@@ -611,30 +611,118 @@ class FlowRegistryTest {
         .containsExactlyInAnyOrder("r", FlowRegistry.OVERFLOW_RESOURCE);
   }
 
+  /** What {@link FlowRegistry#readSeconds} handed over, copied out of its reused view. */
+  private record Read(long second, String resource, String counts) {}
+
+  private List<Read> readSeconds(long afterSecond, List<Long> begun) {
+    List<Read> out = new ArrayList<>();
+    registry.readSeconds(
+        afterSecond,
+        new SecondsReader() {
+          @Override
+          public void beginSecond(long second) {
+            begun.add(second);
+          }
+
+          @Override
+          public void resource(SecondCounts c) {
+            out.add(new Read(c.second(), c.resource(), c.toString()));
+          }
+        });
+    return out;
+  }
+
   @Test
-  void givesTheLastSecondAloneAsTheFullSnapshotHasIt() {
+  void readsEachCompleteSecondAsTheFullSnapshotHasIt() {
     registry.load(RuleKind.FLOW, "[{\"resource\":\"r\",\"count\":3}]");
     Resource r = registry.resource("r", Direction.INBOUND);
+    registry.resource("idle", Direction.INBOUND); // no rule: no statistics, never read
     ticker.advanceMillis(1000 - (registry.now() / MS) % 1000);
+    long read = registry.now() / 1000 / MS - 1;
     for (int second = 0; second < 3; second++) {
       for (int i = 0; i < 5 + second; i++) {
         long permit = r.tryAcquire();
-        ticker.advanceMillis(3);
+        ticker.advanceMillis(3 + i);
         r.release(permit, i == 1);
       }
-      long held = r.tryAcquire(); // in flight across the second's end
+      long held = r.tryAcquire(); // refused: the limit is reached
       ticker.advanceMillis(1000 - (registry.now() / MS) % 1000);
       WindowStatistics full = r.statistics().lastSecond();
-      ResourceSecond alone =
-          registry.lastSeconds().stream().filter(s -> s.resource().equals("r")).findFirst().get();
-      assertThat(alone.lastSecond()).usingRecursiveComparison().isEqualTo(full);
-      assertThat(alone.lastSecond().passed()).isEqualTo(3);
-      assertThat(alone.lastSecond().blocked()).isEqualTo(3 + second);
-      assertThat(alone.concurrency()).isEqualTo(Permit.isAdmitted(held) ? 1 : 0);
-      if (Permit.isAdmitted(held)) {
-        r.release(held);
-      }
+      int blocked = 3 + second;
+      SecondCounts[] seen = new SecondCounts[1];
+      List<Long> begun = new ArrayList<>();
+      long last =
+          registry.readSeconds(
+              read,
+              new SecondsReader() {
+                @Override
+                public void beginSecond(long s) {
+                  begun.add(s);
+                }
+
+                @Override
+                public void resource(SecondCounts c) {
+                  assertThat(c.resource()).isEqualTo("r");
+                  assertThat(c.passed()).isEqualTo(full.passed()).isEqualTo(3);
+                  assertThat(c.blocked()).isEqualTo(full.blocked()).isEqualTo(blocked);
+                  assertThat(c.failed()).isEqualTo(full.failed());
+                  assertThat(c.timedCompletions()).isEqualTo(full.timedCompletions());
+                  assertThat(c.averageRtNanos()).isEqualTo((long) full.averageRtNanos());
+                  assertThat(c.p50Nanos()).isEqualTo(full.percentileNanos(0.5));
+                  assertThat(c.p99Nanos()).isEqualTo(full.percentileNanos(0.99));
+                  assertThat(c.concurrency()).isZero();
+                  seen[0] = c;
+                }
+              });
+      assertThat(last).isEqualTo(read + 1);
+      assertThat(begun).containsExactly(last);
+      assertThat(seen[0]).isNotNull();
+      read = last;
+      assertThat(Permit.isAdmitted(held)).isFalse();
     }
+  }
+
+  @Test
+  void readsOnlyTheSecondsWithCallsAndCatchesUpWithAFewMissedOnes() {
+    registry.load(RuleKind.FLOW, "[{\"resource\":\"r\",\"count\":100}]");
+    Resource r = registry.resource("r", Direction.INBOUND);
+    ticker.advanceMillis(1000 - (registry.now() / MS) % 1000);
+    long start = registry.now() / 1000 / MS;
+    for (int second = 0; second < 3; second++) {
+      for (int i = 0; i <= second; i++) {
+        r.release(r.tryAcquire());
+      }
+      ticker.advanceMillis(1000);
+    }
+    ticker.advanceMillis(1000); // a quiet second
+    List<Long> begun = new ArrayList<>();
+    List<Read> read = readSeconds(start - 1, begun);
+    // The reader was late: the three seconds it missed and the quiet one, the latter empty.
+    assertThat(begun).containsExactly(start + 1, start + 2, start + 3);
+    assertThat(read)
+        .extracting(Read::second)
+        .containsExactly(start + 1, start + 2); // start's has left the per-second histograms
+    assertThat(read.get(0).counts()).contains("passed=2,");
+    assertThat(read.get(1).counts()).contains("passed=3,");
+    assertThat(readSeconds(start + 3, new ArrayList<>())).isEmpty();
+
+    long held = r.tryAcquire();
+    ticker.advanceMillis(1000);
+    assertThat(readSeconds(start + 3, new ArrayList<>()))
+        .extracting(Read::counts)
+        .singleElement()
+        .asString()
+        .contains("passed=1,", "concurrency=1");
+    ticker.advanceMillis(1000);
+    // Still running in a quiet second: reported with no calls, so a chart shows it.
+    assertThat(readSeconds(start + 4, new ArrayList<>()))
+        .extracting(Read::counts)
+        .singleElement()
+        .asString()
+        .contains("passed=0,", "concurrency=1");
+    r.release(held);
+    ticker.advanceMillis(1000);
+    assertThat(readSeconds(start + 5, new ArrayList<>())).isEmpty();
   }
 
   @Test

@@ -489,6 +489,11 @@ public final class FlowGovernor extends GovernanceHooks implements RuleSink {
     return effects.resourcesSeen();
   }
 
+  /** How many resources {@link #resourcesSeen()} would list, without building it. */
+  public int resourcesSeenCount() {
+    return effects.resourcesSeenCount();
+  }
+
   FlowRegistry registry() {
     return registry;
   }

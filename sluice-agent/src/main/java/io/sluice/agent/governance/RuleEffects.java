@@ -45,6 +45,11 @@ final class RuleEffects {
     this.callersSeen = callersSeen;
   }
 
+  /** How many resources were resolved so far (what {@link #resourcesSeen()} lists). */
+  int resourcesSeenCount() {
+    return seen.size();
+  }
+
   /**
    * Every resource resolved so far, name to the call sites it was seen at ("Spring MVC route",
    * "HTTP client call and WebClient call"), at most {@value #MAX_SEEN}; a copy.

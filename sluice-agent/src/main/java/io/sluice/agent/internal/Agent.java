@@ -143,6 +143,7 @@ final class Agent {
             config.lane(),
             registry,
             governor::resourcesSeen,
+            governor::resourcesSeenCount,
             new TrafficSender(servers, config.credentials()),
             System::currentTimeMillis,
             config.trafficReportSeconds(),
@@ -154,8 +155,8 @@ final class Agent {
               t.setDaemon(true);
               return t;
             });
-    // Just after each second of the wall clock, when the registry's last second is complete.
-    long delay = 1_000 - System.currentTimeMillis() % 1_000 + 50;
+    // Just after each second of the registry's clock, when its last second is complete.
+    long delay = 1_000 - registry.clockNanos() / 1_000_000 % 1_000 + 50;
     thread.scheduleAtFixedRate(
         reporter::tick, delay, 1_000, java.util.concurrent.TimeUnit.MILLISECONDS);
     log.info(

@@ -2,28 +2,33 @@ package io.sluice.agent.reporting;
 
 import io.sluice.agent.logging.AgentLog;
 import io.sluice.flow.FlowRegistry;
-import io.sluice.flow.ResourceSecond;
-import io.sluice.flow.WindowStatistics;
-import java.util.ArrayDeque;
-import java.util.Deque;
-import java.util.List;
+import io.sluice.flow.SecondCounts;
+import io.sluice.flow.SecondsReader;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.Map;
+import java.util.function.IntSupplier;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
  * Sends this application's per-resource statistics of each complete second to the server, so the
  * console can chart them. {@link #tick} runs once a second on the agent's reporting thread: it
- * takes the flow registry's last complete second (a snapshot that never stops the callers) and
- * keeps it; every {@code sendEverySeconds} ticks it sends every second kept so far in one report. A
- * report costs about the same CPU whatever number of seconds it carries (~1–2 ms on code that, run
- * once a second, never gets hot), so batching them is what keeps the cost per request served small.
+ * reads the seconds completed since the last tick from the flow registry ({@link
+ * FlowRegistry#readSeconds}, which never stops the callers) and writes them at once as the JSON
+ * they are sent as; every {@code sendEverySeconds} ticks it sends every second kept so far in one
+ * report.
  *
- * <p>Invariants: nothing here runs on an application thread; the application's calls pay only for
- * the statistics sluice-flow keeps anyway. At most {@value #MAX_PENDING_SECONDS} seconds wait for a
- * server that does not answer, the oldest dropped first (and counted in the next report), and a
- * second holds at most {@value #MAX_RESOURCES_PER_SECOND} resources, the busiest, and the names of
- * the resources seen go only when they changed or every {@value #SEEN_EVERY_SECONDS} s: an
+ * <p>Cost: code run once a second never gets hot, so every step here is written to do little
+ * interpreted work: a resource with no call since the last tick costs two field reads; an active
+ * one is written with no object allocated (its name's encoded bytes are kept, numbers are written
+ * as digits into a reused buffer); a report is the seconds' bytes copied behind a small header, and
+ * the names of the resources seen are built only when their number changed or every {@value
+ * #SEEN_EVERY_SECONDS} reports.
+ *
+ * <p>Invariants: nothing here runs on an application thread. At most {@value #MAX_PENDING_SECONDS}
+ * seconds wait for a server that does not answer, the oldest dropped first (and counted in the next
+ * report), and a second holds at most {@value #MAX_RESOURCES_PER_SECOND} resources, the busiest: an
  * unreachable server costs the application a bounded buffer and one failed attempt per report,
  * nothing else.
  *
@@ -34,20 +39,36 @@ public final class TrafficReporter {
   public static final int MAX_RESOURCES_PER_SECOND = 1_000;
   public static final int MAX_SEEN = 2_000;
 
-  /** The names seen are sent when they change, and at least this often (a restarted server). */
+  /** The names seen are sent when their number changes, and at least this often. */
   static final int SEEN_EVERY_SECONDS = 30;
 
-  private final String app;
-  private final String instance;
-  private final String lane;
+  /** Encoded names kept; past it the cache starts over (a registry bounds its resources). */
+  private static final int MAX_CACHED_NAMES = 4 * MAX_RESOURCES_PER_SECOND;
+
   private final FlowRegistry registry;
   private final Supplier<Map<String, String>> seen;
+  private final IntSupplier seenCount;
   private final TrafficSender sender;
   private final LongSupplier wallClock;
   private final int sendEverySeconds;
   private final AgentLog log;
-  private final Deque<String> pending = new ArrayDeque<>();
-  private long lastSecondEnd = -1;
+  private final byte[] identity; // "app", "instance" and "lane", encoded once
+  private final SecondsReader collector = new Collector();
+  private final Map<String, byte[]> encodedNames = new HashMap<>();
+
+  /** Pending seconds: a ring of buffers reused, the oldest at {@code first}. */
+  private final FormJson[] pending = new FormJson[MAX_PENDING_SECONDS];
+
+  private final FormJson body = new FormJson(4_096);
+  private int first;
+  private int count;
+  private FormJson open; // the second being written, the newest of the ring
+  private int openRows;
+  private long[] rowActivity = new long[64]; // passed + blocked of each row of the open second
+  private int[] rowStart = new int[64]; // where each row starts in the open second
+
+  private long lastRead;
+  private long wallAnchor; // wall millis at the registry clock's 0
   private long dropped;
   private boolean failing;
   private int seenSent = -1; // how many names the last report the server took listed
@@ -58,6 +79,7 @@ public final class TrafficReporter {
    * @param instance this process's id within the application
    * @param lane this instance's lane, or null
    * @param seen every resource resolved so far, name to kind of call site
+   * @param seenCount how many those are, read before each report ({@code seen} builds a map)
    * @param wallClock epoch millis
    * @param sendEverySeconds ticks between reports, 1 to {@value #MAX_PENDING_SECONDS} / 2
    */
@@ -67,6 +89,7 @@ public final class TrafficReporter {
       String lane,
       FlowRegistry registry,
       Supplier<Map<String, String>> seen,
+      IntSupplier seenCount,
       TrafficSender sender,
       LongSupplier wallClock,
       int sendEverySeconds,
@@ -74,19 +97,26 @@ public final class TrafficReporter {
     if (sendEverySeconds < 1 || sendEverySeconds > MAX_PENDING_SECONDS / 2) {
       throw new IllegalArgumentException("sendEverySeconds " + sendEverySeconds);
     }
-    this.app = app;
-    this.instance = instance;
-    this.lane = lane;
     this.registry = registry;
     this.seen = seen;
+    this.seenCount = seenCount;
     this.sender = sender;
     this.wallClock = wallClock;
     this.sendEverySeconds = sendEverySeconds;
     this.log = log;
+    FormJson id = new FormJson(128).raw("{\"app\":").string(app).raw(",\"instance\":");
+    id.string(instance);
+    if (lane != null) {
+      id.raw(",\"lane\":").string(lane);
+    }
+    this.identity = Arrays.copyOf(id.array(), id.length());
+    long clock = registry.clockNanos();
+    this.lastRead = clock / 1_000_000_000L - 1;
+    this.wallAnchor = wallClock.getAsLong() - clock / 1_000_000L;
   }
 
   /**
-   * Takes the last complete second, if it is new, and sends what is pending every {@code
+   * Takes the seconds completed since the last tick and sends what is pending every {@code
    * sendEverySeconds} ticks. Never throws.
    */
   public void tick() {
@@ -97,13 +127,17 @@ public final class TrafficReporter {
         send();
       }
     } catch (RuntimeException e) {
+      if (open != null) {
+        open = null; // half written: not sent
+        count--;
+      }
       log.warn("traffic report failed: " + e);
     }
   }
 
   /** Seconds taken and not yet acknowledged by the server. */
   int pendingSeconds() {
-    return pending.size();
+    return count;
   }
 
   /** Seconds dropped since the last report the server took. */
@@ -112,71 +146,136 @@ public final class TrafficReporter {
   }
 
   private void collect() {
-    List<ResourceSecond> all = registry.lastSeconds();
-    if (all.isEmpty()) {
+    // A wall clock stepped by more than a second moves the seconds' labels with it.
+    long drift = wallClock.getAsLong() - registry.clockNanos() / 1_000_000L - wallAnchor;
+    if (Math.abs(drift) > 1_000) {
+      wallAnchor += drift;
+    }
+    lastRead = registry.readSeconds(lastRead, collector);
+    closeSecond();
+  }
+
+  /** Writes each second as the registry hands it over. */
+  private final class Collector implements SecondsReader {
+    @Override
+    public void beginSecond(long second) {
+      closeSecond();
+      if (count == MAX_PENDING_SECONDS) {
+        first = (first + 1) % MAX_PENDING_SECONDS;
+        count--;
+        dropped++;
+      }
+      int slot = (first + count) % MAX_PENDING_SECONDS;
+      FormJson s = pending[slot];
+      if (s == null) {
+        s = pending[slot] = new FormJson(1_024);
+      }
+      s.reset();
+      s.raw("{\"t\":").number(wallAnchor + second * 1_000).raw(",\"resources\":[");
+      count++;
+      open = s;
+      openRows = 0;
+    }
+
+    @Override
+    public void resource(SecondCounts c) {
+      FormJson s = open;
+      if (s == null) {
+        return;
+      }
+      if (openRows == rowStart.length) {
+        rowStart = Arrays.copyOf(rowStart, openRows * 2);
+        rowActivity = Arrays.copyOf(rowActivity, openRows * 2);
+      }
+      rowStart[openRows] = s.length();
+      rowActivity[openRows] = c.passed() + c.blocked();
+      if (openRows > 0) {
+        s.raw(',');
+      }
+      openRows++;
+      s.raw("{\"name\":").bytes(encodedName(c.resource()));
+      s.raw(",\"pass\":").number(c.passed());
+      s.raw(",\"block\":").number(c.blocked());
+      s.raw(",\"failed\":").number(c.failed());
+      if (c.timedCompletions() > 0) {
+        s.raw(",\"rt\":").number(c.averageRtNanos() / 1000);
+        s.raw(",\"p50\":").number(c.p50Nanos() / 1000);
+        s.raw(",\"p99\":").number(c.p99Nanos() / 1000);
+      }
+      s.raw(",\"concurrency\":").number(c.concurrency()).raw('}');
+    }
+  }
+
+  private byte[] encodedName(String name) {
+    byte[] encoded = encodedNames.get(name);
+    if (encoded == null) {
+      if (encodedNames.size() >= MAX_CACHED_NAMES) {
+        encodedNames.clear();
+      }
+      FormJson json = new FormJson(name.length() + 16).string(name);
+      encoded = Arrays.copyOf(json.array(), json.length());
+      encodedNames.put(name, encoded);
+    }
+    return encoded;
+  }
+
+  private void closeSecond() {
+    FormJson s = open;
+    if (s == null) {
       return;
     }
-    long end = all.get(0).lastSecond().endNanos();
-    if (end == lastSecondEnd) {
-      return; // no new complete second since the last tick
+    open = null;
+    if (openRows > MAX_RESOURCES_PER_SECOND) {
+      keepBusiest(s);
     }
-    lastSecondEnd = end;
-    long start = Math.floorDiv(wallClock.getAsLong(), 1000) * 1000 - 1000;
-    if (all.size() > MAX_RESOURCES_PER_SECOND) {
-      all = new java.util.ArrayList<>(all);
-      all.sort(
-          (a, b) ->
-              Long.compare(
-                  b.lastSecond().passed() + b.lastSecond().blocked(),
-                  a.lastSecond().passed() + a.lastSecond().blocked()));
-      all = all.subList(0, MAX_RESOURCES_PER_SECOND);
+    s.raw("]}");
+  }
+
+  /** Rewrites the open second with only its {@value #MAX_RESOURCES_PER_SECOND} busiest rows. */
+  private void keepBusiest(FormJson s) {
+    Integer[] rows = new Integer[openRows];
+    for (int i = 0; i < openRows; i++) {
+      rows[i] = i;
     }
-    StringBuilder json = new StringBuilder(64 + all.size() * 96);
-    json.append("{\"t\":").append(start).append(",\"resources\":[");
-    boolean first = true;
-    for (ResourceSecond s : all) {
-      WindowStatistics w = s.lastSecond();
-      if (w.passed() == 0 && w.blocked() == 0 && w.completed() == 0 && s.concurrency() == 0) {
+    Arrays.sort(rows, (a, b) -> Long.compare(rowActivity[b], rowActivity[a]));
+    boolean[] kept = new boolean[openRows];
+    for (int i = 0; i < MAX_RESOURCES_PER_SECOND; i++) {
+      kept[rows[i]] = true;
+    }
+    FormJson copy = new FormJson(s.length());
+    copy.bytes(s.array(), 0, rowStart[0]);
+    boolean firstRow = true;
+    for (int i = 0; i < openRows; i++) {
+      if (!kept[i]) {
         continue;
       }
-      if (!first) {
-        json.append(',');
+      int from = rowStart[i] + (i > 0 ? 1 : 0); // without the comma before it
+      int to = i + 1 < openRows ? rowStart[i + 1] : s.length();
+      if (!firstRow) {
+        copy.raw(',');
       }
-      first = false;
-      json.append("{\"name\":");
-      Json.string(json, s.resource());
-      json.append(",\"pass\":").append(w.passed());
-      json.append(",\"block\":").append(w.blocked());
-      json.append(",\"failed\":").append(w.failed());
-      if (w.timedCompletions() > 0) {
-        json.append(",\"rt\":").append((long) (w.averageRtNanos() / 1000));
-        json.append(",\"p50\":").append(w.percentileNanos(0.5) / 1000);
-        json.append(",\"p99\":").append(w.percentileNanos(0.99) / 1000);
-      }
-      json.append(",\"concurrency\":").append(Math.max(0, s.concurrency()));
-      json.append('}');
+      firstRow = false;
+      copy.bytes(s.array(), from, to - from);
     }
-    json.append("]}");
-    if (pending.size() >= MAX_PENDING_SECONDS) {
-      pending.removeFirst();
-      dropped++;
-    }
-    pending.addLast(json.toString());
+    s.reset();
+    s.bytes(copy);
   }
 
   private void send() {
-    if (pending.isEmpty()) {
+    if (count == 0) {
       return;
     }
-    Map<String, String> names = seen.get();
-    boolean withSeen = names.size() != seenSent || reportsSinceSeen >= SEEN_EVERY_SECONDS - 1;
-    String report = report(withSeen ? names : null);
-    String failure = sender.send(report);
+    int names = seenCount.getAsInt();
+    boolean withSeen = names != seenSent || reportsSinceSeen >= SEEN_EVERY_SECONDS - 1;
+    Map<String, String> seenNames = withSeen ? seen.get() : null;
+    writeReport(seenNames);
+    String failure = sender.send(body.array(), body.length());
     if (failure == null) {
-      pending.clear();
+      first = 0;
+      count = 0;
       dropped = 0;
       if (withSeen) {
-        seenSent = names.size();
+        seenSent = names;
         reportsSinceSeen = 0;
       } else {
         reportsSinceSeen++;
@@ -200,51 +299,35 @@ public final class TrafficReporter {
     }
   }
 
-  /** The report of every pending second; with the names seen unless {@code names} is null. */
-  private String report(Map<String, String> names) {
-    StringBuilder json = new StringBuilder(1024);
-    json.append("{\"app\":");
-    Json.string(json, app);
-    json.append(",\"instance\":");
-    Json.string(json, instance);
-    if (lane != null) {
-      json.append(",\"lane\":");
-      Json.string(json, lane);
-    }
-    json.append(",\"sentAt\":").append(wallClock.getAsLong());
-    json.append(",\"dropped\":").append(dropped);
+  /** The form body: every pending second; with the names seen unless {@code names} is null. */
+  private void writeReport(Map<String, String> names) {
+    FormJson b = body;
+    b.reset();
+    b.raw("report=").bytes(identity);
+    b.raw(",\"sentAt\":").number(wallClock.getAsLong());
+    b.raw(",\"dropped\":").number(dropped);
     if (names != null) {
-      appendSeen(json, names);
-    }
-    json.append(",\"seconds\":[");
-    boolean first = true;
-    for (String second : pending) {
-      if (!first) {
-        json.append(',');
+      b.raw(",\"seen\":[");
+      int n = 0;
+      for (Map.Entry<String, String> e : names.entrySet()) {
+        if (n++ >= MAX_SEEN) {
+          break;
+        }
+        b.raw(n > 1 ? ",{\"name\":" : "{\"name\":")
+            .string(e.getKey())
+            .raw(",\"kind\":")
+            .string(e.getValue())
+            .raw('}');
       }
-      first = false;
-      json.append(second);
+      b.raw(']');
     }
-    json.append("]}");
-    return json.toString();
-  }
-
-  private static void appendSeen(StringBuilder json, Map<String, String> names) {
-    json.append(",\"seen\":[");
-    int n = 0;
-    for (Map.Entry<String, String> e : names.entrySet()) {
-      if (n++ >= MAX_SEEN) {
-        break;
+    b.raw(",\"seconds\":[");
+    for (int i = 0; i < count; i++) {
+      if (i > 0) {
+        b.raw(',');
       }
-      if (n > 1) {
-        json.append(',');
-      }
-      json.append("{\"name\":");
-      Json.string(json, e.getKey());
-      json.append(",\"kind\":");
-      Json.string(json, e.getValue());
-      json.append('}');
+      b.bytes(pending[(first + i) % MAX_PENDING_SECONDS]);
     }
-    json.append(']');
+    b.raw("]}");
   }
 }

@@ -109,6 +109,7 @@ class TrafficReporterTest {
         "gray",
         registry,
         () -> Map.of("GET /orders", "Spring MVC route", "GET /idle", "Spring MVC route"),
+        () -> 2,
         new TrafficSender(List.of(address), credentials),
         wallMillis::get,
         sendEvery,
@@ -325,10 +326,42 @@ class TrafficReporterTest {
 
   @Test
   void encodesOnlyWhatTheFormFormatNeedsAndDecodesBackToTheSameJson() {
-    String json = "{\"name\":\"GET /a?b=1&c=2+3 100% é 😀\",\"x\":[1,2]}";
-    String encoded = TrafficSender.formValue(json);
-    assertThat(encoded)
+    String name = "GET /a?b=1&c=2+3 100% é 😀 \"q\" \\ \t\u0001";
+    FormJson json = new FormJson(4).raw("{\"name\":").string(name).raw(",\"x\":[");
+    json.number(0).raw(',').number(-42).raw(',').number(Long.MAX_VALUE).raw(',');
+    json.number(Long.MIN_VALUE).raw("]}");
+    assertThat(json.toString())
         .startsWith("{\"name\":\"GET+/a?b%3D1%26c%3D2%2B3+100%25+%C3%A9+%F0%9F%98%80");
-    assertThat(URLDecoder.decode(encoded, StandardCharsets.UTF_8)).isEqualTo(json);
+    assertThat(URLDecoder.decode(json.toString(), StandardCharsets.UTF_8))
+        .isEqualTo(
+            "{\"name\":\"GET /a?b=1&c=2+3 100% é 😀 \\\"q\\\" \\\\ \\t\\u0001\",\"x\":[0,-42,"
+                + Long.MAX_VALUE
+                + ","
+                + Long.MIN_VALUE
+                + "]}");
+  }
+
+  @Test
+  void keepsTheBusiestResourcesOfASecondPastTheBound() {
+    StringBuilder rules = new StringBuilder("[");
+    int resources = TrafficReporter.MAX_RESOURCES_PER_SECOND + 5;
+    for (int i = 0; i < resources; i++) {
+      rules.append(i == 0 ? "" : ",").append("{\"resource\":\"r").append(i);
+      rules.append("\",\"grade\":1,\"count\":100000}");
+    }
+    registry.load(RuleKind.FLOW, rules.append(']').toString());
+    for (int i = 0; i < resources; i++) {
+      // r0 to r4 get one call each, every other resource two: the five quietest go.
+      callsInThisSecond(registry.resource("r" + i, Direction.INBOUND), i < 5 ? 1 : 2);
+    }
+    TrafficReporter reporter = reporter("127.0.0.1:" + server.getAddress().getPort());
+    secondPasses();
+    reporter.tick();
+    assertThat(reports).hasSize(1);
+    String report = reports.get(0);
+    assertThat(report.split("\"pass\":2,", -1))
+        .hasSize(TrafficReporter.MAX_RESOURCES_PER_SECOND + 1);
+    assertThat(report).doesNotContain("\"pass\":1,", ",,", "[,");
+    assertThat(report).contains("{\"name\":\"r5\",", "{\"name\":\"r1004\",");
   }
 }

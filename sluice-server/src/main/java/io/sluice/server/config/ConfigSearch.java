@@ -4,11 +4,9 @@ import io.sluice.server.feature.Fault;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
-import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -16,8 +14,9 @@ import java.util.stream.Collectors;
 /**
  * Lists configs the way Nacos's console and Open API search them: by namespace, then data id and
  * group matched exactly ({@code accurate}) or with {@code *} wildcards ({@code blur}), optionally
- * by app name and config tags; oldest first. Scans the in-memory store, so a search costs time in
- * the number of configs, not disk reads.
+ * by app name and config tags; oldest first. Reads the namespace's {@link ConfigListing}, which is
+ * already in that order: the unfiltered list skips to its page, an exact data id and group is one
+ * lookup, and other filters walk the namespace once; nothing is sorted per request.
  */
 final class ConfigSearch {
   /** Nacos caps history pages at 500; config pages get the same bound. */
@@ -26,34 +25,64 @@ final class ConfigSearch {
   /** A page whose contents add up to more than this is refused: ask for a smaller page. */
   static final long MAX_PAGE_CONTENT_CHARS = 32L * 1024 * 1024;
 
-  private static final Comparator<ConfigItem> OLDEST_FIRST =
-      Comparator.comparingLong((ConfigItem item) -> item.formal().createdMillis())
-          .thenComparing(item -> item.key().group())
-          .thenComparing(item -> item.key().dataId());
-
   private ConfigSearch() {}
 
+  /**
+   * @param items the current item of a key, or null once it is gone
+   */
   static Page<ConfigItem> search(
-      Collection<ConfigItem> all, ConfigCriteria criteria, int pageNo, int pageSize) {
+      ConfigListing listing,
+      Function<ConfigKey, ConfigItem> items,
+      ConfigCriteria criteria,
+      int pageNo,
+      int pageSize) {
     if (pageNo < 1 || pageSize < 1 || pageSize > MAX_PAGE_SIZE) {
       throw ConfigException.invalid(
           "pageNo must be at least 1 and pageSize between 1 and " + MAX_PAGE_SIZE);
     }
-    Predicate<ConfigItem> filter = filterFor(criteria);
-    List<ConfigItem> matches = new ArrayList<>();
-    for (ConfigItem item : all) {
-      if (item.formal() != null && filter.test(item)) {
-        matches.add(item);
-      }
-    }
-    matches.sort(OLDEST_FIRST);
-    int total = matches.size();
-    int pages = (total + pageSize - 1) / pageSize;
-    List<ConfigItem> items = new ArrayList<>();
-    long contentChars = 0;
+    String namespace = ConfigKey.canonicalNamespace(criteria.namespace());
     long start = (long) (pageNo - 1) * pageSize;
-    for (long i = start; i < Math.min(total, start + pageSize); i++) {
-      ConfigItem item = matches.get((int) i);
+    long end = start + pageSize;
+    List<ConfigItem> page = new ArrayList<>();
+    int total;
+    if (exactKey(criteria)) {
+      ConfigItem item =
+          items.apply(ConfigKey.of(namespace, criteria.group().trim(), criteria.dataId().trim()));
+      boolean matches = item != null && item.formal() != null && filterFor(criteria).test(item);
+      total = matches ? 1 : 0;
+      if (matches && start == 0) {
+        page.add(item);
+      }
+    } else if (unfiltered(criteria)) {
+      total = listing.count(namespace);
+      long seen = 0;
+      for (ConfigListing.Listed listed : listing.inOrder(namespace)) {
+        if (seen >= end) {
+          break;
+        }
+        if (seen++ >= start) {
+          ConfigItem item = items.apply(listed.key());
+          if (item != null && item.formal() != null) {
+            page.add(item);
+          }
+        }
+      }
+    } else {
+      Predicate<ConfigItem> filter = filterFor(criteria);
+      int matched = 0;
+      for (ConfigListing.Listed listed : listing.inOrder(namespace)) {
+        ConfigItem item = items.apply(listed.key());
+        if (item != null && item.formal() != null && filter.test(item)) {
+          if (matched >= start && matched < end) {
+            page.add(item);
+          }
+          matched++;
+        }
+      }
+      total = matched;
+    }
+    long contentChars = 0;
+    for (ConfigItem item : page) {
       contentChars += item.formal().content().length();
       if (contentChars > MAX_PAGE_CONTENT_CHARS) {
         throw new ConfigException(
@@ -63,29 +92,34 @@ final class ConfigSearch {
                 + " characters; ask for a smaller pageSize",
             null);
       }
-      items.add(item);
     }
-    return new Page<>(total, pageNo, pages, items);
-  }
-
-  /** How many configs (with a formal version) each namespace holds; {@code ""} is public. */
-  static Map<String, Integer> countByNamespace(Collection<ConfigItem> all) {
-    Map<String, Integer> counts = new HashMap<>();
-    for (ConfigItem item : all) {
-      if (item.formal() != null) {
-        counts.merge(item.key().namespace(), 1, Integer::sum);
-      }
-    }
-    return counts;
+    int pages = (total + pageSize - 1) / pageSize;
+    return new Page<>(total, pageNo, pages, page);
   }
 
   /** The configs of one namespace, oldest first. */
-  static List<ConfigItem> inNamespace(Collection<ConfigItem> all, String namespace) {
-    String wanted = ConfigKey.canonicalNamespace(namespace);
-    return all.stream()
-        .filter(item -> item.formal() != null && item.key().namespace().equals(wanted))
-        .sorted(OLDEST_FIRST)
-        .toList();
+  static List<ConfigItem> inNamespace(
+      ConfigListing listing, Function<ConfigKey, ConfigItem> items, String namespace) {
+    List<ConfigItem> out = new ArrayList<>();
+    for (ConfigListing.Listed listed : listing.inOrder(ConfigKey.canonicalNamespace(namespace))) {
+      ConfigItem item = items.apply(listed.key());
+      if (item != null && item.formal() != null) {
+        out.add(item);
+      }
+    }
+    return out;
+  }
+
+  /** Whether the criteria name one config: an exact data id and group. */
+  private static boolean exactKey(ConfigCriteria c) {
+    return !c.blur() && !isBlank(c.dataId()) && !isBlank(c.group());
+  }
+
+  private static boolean unfiltered(ConfigCriteria c) {
+    return isBlank(c.dataId())
+        && isBlank(c.group())
+        && isBlank(c.appName())
+        && isBlank(c.configTags());
   }
 
   /** The configs whose formal version has one of the ids (as {@code ?show=all} reports them). */

@@ -89,22 +89,26 @@ public final class ConfigService {
     return barrier.thenApply(ignored -> readable().get(key));
   }
 
-  /** How many configs (with a formal version) each namespace holds; scans every config. */
+  /** How many configs (with a formal version) each namespace holds; kept, not counted. */
   public Map<String, Integer> countByNamespace() {
-    return ConfigSearch.countByNamespace(readable().all());
+    return readable().listing().counts();
   }
 
   /**
-   * One page of the configs matching {@code criteria}, oldest first. Scans and sorts every config:
-   * call it on a worker. Refuses a page whose contents add up to more than 32 M characters.
+   * One page of the configs matching {@code criteria}, oldest first, from the namespace's listing:
+   * the unfiltered list and an exact data id and group cost the page; other filters walk the
+   * namespace's configs once, already in order. Call it on a worker. Refuses a page whose contents
+   * add up to more than 32 M characters.
    */
   public Page<ConfigItem> search(ConfigCriteria criteria, int pageNo, int pageSize) {
-    return ConfigSearch.search(readable().all(), criteria, pageNo, pageSize);
+    ConfigStore store = readable();
+    return ConfigSearch.search(store.listing(), store::get, criteria, pageNo, pageSize);
   }
 
-  /** The configs of one namespace, oldest first. Scans every config: call it on a worker. */
+  /** The configs of one namespace, oldest first. Walks the namespace: call it on a worker. */
   public List<ConfigItem> inNamespace(String namespace) {
-    return ConfigSearch.inNamespace(readable().all(), namespace);
+    ConfigStore store = readable();
+    return ConfigSearch.inNamespace(store.listing(), store::get, namespace);
   }
 
   /** One page of a config's history, newest first. Reads from disk: call it on a worker. */

@@ -39,6 +39,7 @@ final class ConfigStore implements ReplicatedState {
   private static final int SNAPSHOT_FORMAT = 1;
 
   private final Map<ConfigKey, ConfigItem> items = new ConcurrentHashMap<>();
+  private final ConfigListing listing = new ConfigListing();
   private final ConfigHistory history;
   private final Consumer<ConfigChange> changes;
   private final long maxTotalContent;
@@ -86,6 +87,11 @@ final class ConfigStore implements ReplicatedState {
 
   Collection<ConfigItem> all() {
     return items.values();
+  }
+
+  /** The configs with a formal version per namespace, in list order, kept as they change. */
+  ConfigListing listing() {
+    return listing;
   }
 
   int size() {
@@ -141,7 +147,9 @@ final class ConfigStore implements ReplicatedState {
             p.timestampMillis(),
             p.target() == ConfigTarget.BETA ? p.betaIps() : Set.of());
     ConfigItem base = current == null ? new ConfigItem(p.key(), null, null, Map.of()) : current;
-    items.put(p.key(), with(base, p.target(), p.tag(), version));
+    ConfigItem updated = with(base, p.target(), p.tag(), version);
+    items.put(p.key(), updated);
+    listing.changed(current, updated);
     history.append(
         new ConfigHistoryEntry(
             id,
@@ -168,8 +176,10 @@ final class ConfigStore implements ReplicatedState {
     ConfigItem rest = with(current, r.target(), r.tag(), null);
     if (rest.isEmpty()) {
       items.remove(r.key());
+      listing.changed(current, null);
     } else {
       items.put(r.key(), rest);
+      listing.changed(current, rest);
     }
     long id = ++historySequence;
     history.append(
@@ -277,6 +287,10 @@ final class ConfigStore implements ReplicatedState {
     }
     items.clear();
     items.putAll(loaded);
+    listing.clear();
+    for (ConfigItem item : loaded.values()) {
+      listing.changed(null, item);
+    }
     historySequence = sequence;
     long total = 0;
     for (ConfigItem item : loaded.values()) {

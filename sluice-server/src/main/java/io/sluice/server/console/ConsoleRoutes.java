@@ -40,6 +40,7 @@ public final class ConsoleRoutes implements HttpRoutes {
           Map.entry("configs.js", "text/javascript;charset=UTF-8"),
           Map.entry("services.js", "text/javascript;charset=UTF-8"),
           Map.entry("governance.js", "text/javascript;charset=UTF-8"),
+          Map.entry("lanes.js", "text/javascript;charset=UTF-8"),
           Map.entry("cluster.js", "text/javascript;charset=UTF-8"),
           Map.entry("chart.js", "text/javascript;charset=UTF-8"),
           Map.entry("diff.js", "text/javascript;charset=UTF-8"),

@@ -191,6 +191,10 @@ class ConfigStoreTest {
     }
 
     assertThat(restored.get(APP)).isEqualTo(store.get(APP));
+    assertThat(restored.listing().counts()).isEqualTo(store.listing().counts()).hasSize(1);
+    assertThat(restored.listing().inOrder(APP.namespace()))
+        .extracting(ConfigListing.Listed::key)
+        .containsExactly(APP);
     Object next = apply(restored, ConfigCommand.encode(formal("formal 2", 400)));
     assertThat(((ConfigOutcome.Published) next).version().id()).isEqualTo(4);
   }

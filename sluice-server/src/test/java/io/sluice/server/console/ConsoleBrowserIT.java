@@ -17,6 +17,8 @@ import io.sluice.server.testing.HeadlessChromium;
 import io.sluice.server.testing.OfficialClients;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -211,6 +213,36 @@ class ConsoleBrowserIT {
     browser.screenshot("lanes-saved");
     assertThat(client.getConfig("lanes", "SLUICE", 5_000)).contains("\"beta\"");
 
+    // Add a lane with the form: it writes the JSON, and saving checks it with the same parser.
+    WebElement form = browser.element(test("lane-form"));
+    form.findElement(By.name("lane-name")).sendKeys("mobile");
+    form.findElement(By.name("lane-tag")).sendKeys("blue");
+    form.findElement(test("lane-add-condition")).click();
+    WebElement condition = browser.element(test("lane-condition"));
+    condition.findElement(By.name("condition-name")).sendKeys("user-agent");
+    new Select(condition.findElement(By.name("condition-operator"))).selectByValue("regex");
+    condition.findElement(By.name("condition-value")).sendKeys(".*Android.*");
+    form.findElement(By.name("lane-percentage")).sendKeys("20");
+    new Select(form.findElement(By.name("lane-sticky-source"))).selectByValue("cookie");
+    form.findElement(By.name("lane-sticky-name")).sendKeys("uid");
+    form.findElement(test("lane-put")).click();
+    browser.until(d -> editor.getAttribute("value").contains("\"mobile\""));
+    browser.element(test("save-rules")).click();
+    browser.elementWithText(test("rules-status"), "Saved lanes: 2 lanes;");
+    assertThat(browser.element(test("rules-in-force")).getText())
+        .contains("mobile -> blue", "header user-agent REGEX .*Android.*", "sticky on cookie uid");
+    browser.screenshot("lanes-form");
+    // Picked again from the menu, the form shows the stored lane; a tag the parser refuses is
+    // refused with its message and nothing is stored.
+    new Select(form.findElement(test("lane-pick"))).selectByValue("mobile");
+    browser.until(d -> "blue".equals(form.findElement(By.name("lane-tag")).getAttribute("value")));
+    form.findElement(By.name("lane-tag")).clear();
+    form.findElement(By.name("lane-tag")).sendKeys("base");
+    form.findElement(test("lane-put")).click();
+    browser.element(test("save-rules")).click();
+    browser.elementWithText(test("rules-status"), "Refused, nothing saved");
+    assertThat(client.getConfig("lanes", "SLUICE", 5_000)).contains("\"blue\"");
+
     // Edit, from an application's rule editor, where the lanes are one tab.
     browser.open(base + "/nacos/#/app?name=shop&kind=lanes");
     WebElement appEditor = browser.element(test("rules-editor"));
@@ -315,6 +347,41 @@ class ConsoleBrowserIT {
     browser.until(d -> d.findElements(test("service-row")).size() == 5);
     assertThat(browser.driver().findElements(test("service-row")).get(0).getText())
         .contains("paged-20");
+
+    // A service's instances and subscribers are paged on the server too (here 2 a page).
+    List<Instance> many = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      Instance instance = new Instance();
+      instance.setIp("127.0.0.7");
+      instance.setPort(7000 + i);
+      many.add(instance);
+    }
+    clients.namingService((String) null).batchRegisterInstance("paged-00", "PAGED", many);
+    for (int i = 0; i < 3; i++) {
+      clients.namingService((String) null).subscribe("paged-00", "PAGED", event -> {});
+    }
+    browser.open(base + "/nacos/#/service?name=paged-00&group=PAGED&size=2");
+    browser.elementWithText(test("instance-pages"), "6 instances, page 1 of 3");
+    browser.elementWithText(test("subscriber-pages"), "3 subscribers, page 1 of 2");
+    assertThat(browser.driver().findElements(test("instance-row"))).hasSize(2);
+    assertThat(browser.driver().findElements(test("subscriber-row"))).hasSize(2);
+    browser.element(test("instance-pages-next")).click();
+    browser.elementWithText(test("instance-pages"), "page 2 of 3");
+    browser.element(test("instance-pages-next")).click();
+    browser.elementWithText(test("instance-pages"), "page 3 of 3");
+    // Sorted by address: the last page holds the last two of 127.0.0.7's ports.
+    browser.until(
+        d ->
+            d.findElements(test("instance-row")).stream()
+                .map(WebElement::getText)
+                .toList()
+                .toString()
+                .matches(".*127\\.0\\.0\\.7:7003.*127\\.0\\.0\\.7:7004.*"));
+    browser.element(test("subscriber-pages-next")).click();
+    browser.elementWithText(test("subscriber-pages"), "page 2 of 2");
+    browser.until(d -> d.findElements(test("subscriber-row")).size() == 1);
+    browser.elementWithText(test("instance-pages"), "page 3 of 3"); // the other table kept its page
+    browser.screenshot("service-detail-paged");
   }
 
   @Test

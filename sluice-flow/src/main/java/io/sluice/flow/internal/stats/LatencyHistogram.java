@@ -66,4 +66,9 @@ public final class LatencyHistogram {
     }
     return (lowerBound(BUCKETS - 1) + upperBound(BUCKETS - 1)) / 2;
   }
+
+  /** The middle of a bucket, a percentile's value. */
+  static long middle(int bucket) {
+    return (lowerBound(bucket) + upperBound(bucket)) / 2;
+  }
 }

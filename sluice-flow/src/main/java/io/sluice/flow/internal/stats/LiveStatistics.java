@@ -26,13 +26,15 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * new tick wins a CAS on {@code sampledTick} and files the counters' growth since the previous
  * sample under the tick in which that growth happened (all of it happened in that tick: any call in
  * a later tick would have sampled first). Ticks with no calls are filed as empty. A tick's growth
- * goes into three rings: 100 ms slots (the last second), 1 s slots (the last minute) and 10 s
- * histogram slots (minute percentiles). Readers add the live growth of the last sampled tick
- * themselves, so an idle resource's windows are right without any background thread.
+ * goes into four rings: 100 ms slots (the last second), 1 s slots (the last minute), 10 s histogram
+ * slots (minute percentiles) and 1 s histogram slots for the last few seconds (what a reader of
+ * whole seconds, {@link #readSecond}, takes percentiles from without adding up ticks). Readers add
+ * the live growth of the last sampled tick themselves, so an idle resource's windows are right
+ * without any background thread.
  *
  * <p><b>Readers</b> copy without locking. Only the sampling writer writes the rings; a reader
  * racing with it, or a writer adding during a sample, can be off by the calls in that instant.
- * Memory: about 1 KB of counters, plus about 14 KB of rings allocated at the first sample. The
+ * Memory: about 1 KB of counters, plus about 16 KB of rings allocated at the first sample. The
  * total's largest response time covers only the last minute.
  */
 public final class LiveStatistics {
@@ -48,6 +50,25 @@ public final class LiveStatistics {
   private static final int TICK_SLOTS = TICKS_PER_SECOND + 1;
   private static final int SECOND_SLOTS = 61;
   private static final int HISTOGRAM_SLOTS = 7;
+  private static final int SECOND_HISTOGRAM_SLOTS = 4;
+
+  /**
+   * How many complete seconds before the current one {@link #readSecond} can read: the per-second
+   * histograms are kept for these and the second being counted.
+   */
+  public static final int SECONDS_READABLE = SECOND_HISTOGRAM_SLOTS - 1;
+
+  /** Fields {@link #readSecond} writes, by index. */
+  public static final int READ_PASSED = 0;
+
+  public static final int READ_BLOCKED = 1;
+  public static final int READ_FAILED = 2;
+  public static final int READ_TIMED = 3;
+  public static final int READ_RT_SUM = 4;
+  public static final int READ_P50 = 5;
+  public static final int READ_P99 = 6;
+  public static final int READ_IN_FLIGHT = 7;
+  public static final int READ_FIELDS = 8;
 
   private static final int PASSED = 0;
   private static final int BLOCKED = 1;
@@ -98,6 +119,9 @@ public final class LiveStatistics {
 
   // Written only by the writer that won the tick CAS; read by snapshot readers.
   private volatile Rings rings;
+
+  // Written and read only by the one thread reading whole seconds (readSecond).
+  private long quietSince = Long.MIN_VALUE;
 
   public LiveStatistics(String resource) {
     this.resource = resource;
@@ -185,6 +209,11 @@ public final class LiveStatistics {
     long rtMax = (long) TICK_MAX_RT.getAndSet(this, 0L);
     if (previousTick < 0) {
       readCumulative(seen);
+      long completed = seen[UNTIMED];
+      for (int b = 0; b < BUCKETS; b++) {
+        completed += seen[FIELDS + b];
+      }
+      r.completedSeen = completed;
       return;
     }
     int slot = (int) Math.floorMod(previousTick, (long) TICK_SLOTS);
@@ -196,9 +225,13 @@ public final class LiveStatistics {
     counts[RT_SUM] = grow(seen, RT_SUM, rtSumNanos);
     counts[UNTIMED] = grow(seen, UNTIMED, untimedCount);
     counts[RT_MAX] = rtMax;
+    long timed = 0;
     for (int b = 0; b < BUCKETS; b++) {
-      buckets[b] = (int) Math.min(Integer.MAX_VALUE, grow(seen, FIELDS + b, histogram.get(b)));
+      long current = histogram.get(b);
+      timed += current;
+      buckets[b] = (int) Math.min(Integer.MAX_VALUE, grow(seen, FIELDS + b, current));
     }
+    r.completedSeen = seen[UNTIMED] + timed;
     r.tickOf[slot] = previousTick;
     r.fileInMinute(previousTick, counts, buckets);
   }
@@ -208,6 +241,133 @@ public final class LiveStatistics {
     long growth = Math.max(0, current - seen[index]);
     seen[index] = current;
     return growth;
+  }
+
+  /**
+   * Reads complete second {@code second} (of the caller's clock: ns / 1 s) into {@code into} at the
+   * {@code READ_*} indexes, allocating nothing: the counts, the timed completions and their RT sum,
+   * p50 and p99 (ns), and the calls in flight when last sampled. Returns false, leaving {@code
+   * into} as it was, when nothing was counted in that second and no call is in flight, or when the
+   * second is not one of the last {@link #SECONDS_READABLE} complete ones before {@code now}.
+   *
+   * <p>For one reader thread (it keeps a little state of its own to skip quiet resources fast). It
+   * changes nothing the writers or other readers see: what was counted in the last sampled tick is
+   * added from the live counters, as {@link #snapshot} does. An idle resource costs two reads.
+   *
+   * @param scratch {@link LatencyHistogram#BUCKETS} longs the reader lends, overwritten
+   */
+  public boolean readSecond(long second, long now, long[] into, long[] scratch) {
+    long sampled = sampledTick;
+    long current = now / TICK_NANOS / TICKS_PER_SECOND;
+    if (sampled < 0 || second >= current || second < current - SECONDS_READABLE) {
+      return false;
+    }
+    Rings r = rings;
+    if (r == null) {
+      return false; // the first sample is being taken
+    }
+    long sampledSecond = sampled / TICKS_PER_SECOND;
+    if (sampledSecond < second) {
+      // Nothing counted in or after this second: only calls still in flight can be reported.
+      return second == current - 1 && inFlightWhileQuiet(r, sampled, into);
+    }
+    int s = (int) Math.floorMod(second, (long) SECOND_SLOTS);
+    int h = (int) Math.floorMod(second, (long) SECOND_HISTOGRAM_SLOTS);
+    boolean filed = r.secondOf[s] == second && r.secondHistogramOf[h] == second;
+    boolean live = sampledSecond == second;
+    if (!filed && !live) {
+      return false;
+    }
+    long[] counts = filed ? r.secondCounts[s] : null;
+    int[] buckets = filed ? r.secondHistograms[h] : null;
+    long passed = filed ? counts[PASSED] : 0;
+    long blocked = filed ? counts[BLOCKED] : 0;
+    long failed = filed ? counts[FAILED] : 0;
+    long rtSum = filed ? counts[RT_SUM] : 0;
+    long timed = filed ? r.secondTimed[h] : 0;
+    long liveTimed = 0;
+    long liveCompleted = 0;
+    if (live) {
+      // The last sampled tick lies in this second: add what was counted since its sample.
+      long[] seen = r.lastSeen;
+      passed += Math.max(0, passedCount - seen[PASSED]);
+      blocked += Math.max(0, blockedCount - seen[BLOCKED]);
+      failed += Math.max(0, failedCount - seen[FAILED]);
+      rtSum += Math.max(0, rtSumNanos - seen[RT_SUM]);
+      for (int b = 0; b < BUCKETS; b++) {
+        long n = Math.max(0, histogram.get(b) - seen[FIELDS + b]);
+        scratch[b] = n;
+        liveTimed += n;
+      }
+      liveCompleted = liveTimed + Math.max(0, untimedCount - seen[UNTIMED]);
+      timed += liveTimed;
+    }
+    if (passed == 0 && blocked == 0 && failed == 0 && timed == 0) {
+      return second == current - 1 && inFlightWhileQuiet(r, sampled, into);
+    }
+    into[READ_PASSED] = passed;
+    into[READ_BLOCKED] = blocked;
+    into[READ_FAILED] = failed;
+    into[READ_TIMED] = timed;
+    into[READ_RT_SUM] = rtSum;
+    // The two percentiles in one pass over the buckets, up to p99's.
+    long rank50 = Math.max(1, (long) Math.ceil(0.5 * timed));
+    long rank99 = Math.max(1, (long) Math.ceil(0.99 * timed));
+    long p50 = 0;
+    long p99 = 0;
+    if (timed > 0) {
+      long cumulative = 0;
+      for (int b = 0; b < BUCKETS; b++) {
+        cumulative += (buckets == null ? 0 : buckets[b]) + (liveTimed > 0 ? scratch[b] : 0);
+        if (p50 == 0 && cumulative >= rank50) {
+          p50 = LatencyHistogram.middle(b);
+        }
+        if (cumulative >= rank99) {
+          p99 = LatencyHistogram.middle(b);
+          break;
+        }
+      }
+      if (p99 == 0) {
+        p99 = LatencyHistogram.middle(BUCKETS - 1);
+        p50 = p50 == 0 ? p99 : p50;
+      }
+    }
+    into[READ_P50] = p50;
+    into[READ_P99] = p99;
+    long completedAtSample = r.completedSeen;
+    into[READ_IN_FLIGHT] =
+        Math.max(
+            0,
+            r.lastSeen[PASSED]
+                + (live ? passedCount - r.lastSeen[PASSED] : 0)
+                - completedAtSample
+                - liveCompleted);
+    return true;
+  }
+
+  /**
+   * For a resource with nothing counted in the second read: true, with zero counts and the calls in
+   * flight, while calls admitted before are still running. Computing them reads the whole
+   * histogram, so once they are found to be none the resource is quiet until its next sample.
+   */
+  private boolean inFlightWhileQuiet(Rings r, long sampled, long[] into) {
+    if (quietSince == sampled || passedCount <= r.completedSeen) {
+      return false;
+    }
+    long inFlight = inFlight();
+    if (inFlight == 0) {
+      quietSince = sampled;
+      return false;
+    }
+    into[READ_PASSED] = 0;
+    into[READ_BLOCKED] = 0;
+    into[READ_FAILED] = 0;
+    into[READ_TIMED] = 0;
+    into[READ_RT_SUM] = 0;
+    into[READ_P50] = 0;
+    into[READ_P99] = 0;
+    into[READ_IN_FLIGHT] = inFlight;
+    return true;
   }
 
   private void readCumulative(long[] into) {
@@ -337,24 +497,6 @@ public final class LiveStatistics {
   }
 
   /**
-   * The last complete second before {@code now} alone: the first part of {@link #snapshot}, without
-   * its sub-windows, minute and totals, for a reader that wants nothing else once a second.
-   */
-  public WindowStatistics lastSecond(long now) {
-    long currentTick = now / TICK_NANOS;
-    long sampled = sampledTick;
-    Rings r = rings;
-    long[] total = new long[FIELDS + BUCKETS];
-    readCumulative(total);
-    long[] live = live(r, sampled, total);
-    long[] second = new long[FIELDS + BUCKETS];
-    for (long t = currentTick - TICKS_PER_SECOND; t < currentTick; t++) {
-      add(second, tickData(r, sampled, live, t));
-    }
-    return window(second, currentTick * TICK_NANOS, TICKS_PER_SECOND * TICK_NANOS);
-  }
-
-  /**
    * What was counted since the last sampled tick: the cumulative counts less what the rings saw.
    */
   private static long[] live(Rings r, long sampled, long[] total) {
@@ -459,6 +601,12 @@ public final class LiveStatistics {
     final long[] secondOf = filled(SECOND_SLOTS);
     final int[][] periodHistograms = new int[HISTOGRAM_SLOTS][BUCKETS];
     final long[] periodOf = filled(HISTOGRAM_SLOTS);
+    final int[][] secondHistograms = new int[SECOND_HISTOGRAM_SLOTS][BUCKETS];
+    final long[] secondTimed = new long[SECOND_HISTOGRAM_SLOTS];
+    final long[] secondHistogramOf = filled(SECOND_HISTOGRAM_SLOTS);
+
+    /** Completions (timed and untimed) counted when the last sample was taken. */
+    long completedSeen;
 
     private static long[] filled(int n) {
       long[] a = new long[n];
@@ -487,10 +635,24 @@ public final class LiveStatistics {
         java.util.Arrays.fill(periodHistograms[h], 0);
         periodOf[h] = period;
       }
-      int[] histogram = periodHistograms[h];
-      for (int b = 0; b < BUCKETS; b++) {
-        histogram[b] = (int) Math.min(Integer.MAX_VALUE, (long) histogram[b] + buckets[b]);
+      int sh = (int) Math.floorMod(second, (long) SECOND_HISTOGRAM_SLOTS);
+      if (secondHistogramOf[sh] != second) {
+        java.util.Arrays.fill(secondHistograms[sh], 0);
+        secondTimed[sh] = 0;
+        secondHistogramOf[sh] = second;
       }
+      int[] histogram = periodHistograms[h];
+      int[] ofSecond = secondHistograms[sh];
+      long timed = 0;
+      for (int b = 0; b < BUCKETS; b++) {
+        int n = buckets[b];
+        if (n != 0) {
+          histogram[b] = (int) Math.min(Integer.MAX_VALUE, (long) histogram[b] + n);
+          ofSecond[b] = (int) Math.min(Integer.MAX_VALUE, (long) ofSecond[b] + n);
+          timed += n;
+        }
+      }
+      secondTimed[sh] += timed;
     }
   }
 }

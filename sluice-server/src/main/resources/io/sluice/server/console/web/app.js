@@ -36,7 +36,10 @@ function parseHash() {
   return { name: name || 'configs', params: Object.fromEntries(new URLSearchParams(query || '')) };
 }
 
+let shown = 0; // the render whose page is in the view; an older one still loading shows nothing
+
 async function render() {
+  const mine = ++shown;
   if (stopCurrent) { try { stopCurrent(); } catch (e) { /* ignore */ } stopCurrent = null; }
   const { name, params } = parseHash();
   for (const a of document.querySelectorAll('header nav a')) {
@@ -44,13 +47,19 @@ async function render() {
       || (a.dataset.nav === 'services' && name === 'service') || (a.dataset.nav === 'governance' && ['app', 'lanes'].includes(name)));
   }
   const page = routes[name] || configs.list;
-  clear(view);
+  // Each render fills a container of its own, so one superseded while it waited for the server
+  // (a click, a namespace change) writes into a detached element instead of beside the new page.
+  const container = h('div', { class: 'page' });
+  clear(view).append(container);
   try {
-    const stop = await page(view, params, state);
-    if (typeof stop === 'function') stopCurrent = stop;
+    const stop = await page(container, params, state);
+    if (typeof stop === 'function') {
+      if (mine === shown) stopCurrent = stop;
+      else try { stop(); } catch (e) { /* ignore */ }
+    }
   } catch (e) {
-    if (e.status === 401) return;
-    view.append(h('p', { class: 'error', 'data-test': 'error' }, e.message));
+    if (e.status === 401 || mine !== shown) return;
+    container.append(h('p', { class: 'error', 'data-test': 'error' }, e.message));
   }
   document.getElementById('user').textContent = api.user() ? 'signed in as ' + api.user() : '';
 }
@@ -80,7 +89,12 @@ function renderLogin(el, params) {
   el.append(form);
 }
 
+/**
+ * Fills the namespace menu. Runs beside the first page's own calls rather than before them; true
+ * when the namespace the page was shown for no longer exists (it is then shown again for public).
+ */
 async function loadNamespaces() {
+  const shownFor = state.namespace;
   clear(namespaceSelect);
   let list = [];
   try {
@@ -96,6 +110,7 @@ async function loadNamespaces() {
   }
   if (![...namespaceSelect.options].some(o => o.value === state.namespace)) state.namespace = '';
   namespaceSelect.value = state.namespace;
+  return state.namespace !== shownFor;
 }
 
 namespaceSelect.addEventListener('change', () => {
@@ -113,4 +128,5 @@ api.whenUnauthorized(() => {
 });
 
 window.addEventListener('hashchange', render);
-loadNamespaces().then(render);
+render();
+loadNamespaces().then(changed => { if (changed) render(); });

@@ -5,6 +5,7 @@
 import { h, clear, formatTime, message, go, link } from './dom.js';
 import * as api from './api.js';
 import { lineChart } from './chart.js';
+import { laneForm, laneMembers } from './lanes.js';
 
 const TRAFFIC = '/nacos/v1/sluice/traffic';
 const RULES = '/nacos/v1/sluice/rules';
@@ -132,6 +133,9 @@ export async function lanes(el, params, state) {
     h('p', { class: 'muted' }, 'Entry rules that tag requests with a lane, for every application of this namespace. '
       + 'Instances join a lane with the agent setting sluice.lane; the Services and Governance pages show which are in which.'),
     rulesEditor(null, state, () => '', 'lanes'));
+  const members = h('div', { 'data-test': 'lane-members-box' });
+  el.append(members);
+  laneMembers(members).catch(e => message(members, e.message));
 }
 
 function rulesEditor(app, state, selectedResource, initialKind) {
@@ -155,13 +159,17 @@ function rulesEditor(app, state, selectedResource, initialKind) {
       editor.value = JSON.stringify(rules, null, 2);
     } }, 'Add to the rules below'));
 
+  const lanesForm = laneForm(editor, status);
+
   async function load() {
     clear(status);
     clear(inForce);
     for (const b of tabs.children) b.classList.toggle('active', b.dataset.kind === kind);
     quick.hidden = kind !== 'flow';
+    lanesForm.box.hidden = kind !== 'lanes';
     const body = await api.get(RULES, { app, kind, namespaceId: state.namespace });
     editor.value = body.exists ? body.content : '';
+    lanesForm.refresh();
     editor.placeholder = 'No ' + (kind === 'lanes' ? 'lanes' : kind + ' rules') + ' yet. For example:\n' + EXAMPLES[kind];
     showRules(body.rules || [], body.invalid);
     status.append(h('p', { class: 'muted' }, `Stored as ${body.dataId} in group ${body.group}` + (body.exists ? '' : ' (not yet)')
@@ -189,7 +197,7 @@ function rulesEditor(app, state, selectedResource, initialKind) {
       save.disabled = false;
     }
   });
-  box.append(h('h2', {}, app ? 'Rules' : 'Lane document'), tabs, quick, editor, h('div', { class: 'bar' }, save), status,
+  box.append(h('h2', {}, app ? 'Rules' : 'Lane document'), tabs, quick, lanesForm.box, editor, h('div', { class: 'bar' }, save), status,
     h('h3', {}, 'In force after saving'), inForce);
   load().catch(e => message(status, e.message));
   return box;

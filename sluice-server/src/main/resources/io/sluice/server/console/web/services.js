@@ -4,7 +4,9 @@ import { h, clear, message, go, link } from './dom.js';
 import * as api from './api.js';
 
 const PAGE_SIZE = 20;
-const INSTANCES_PAGE = 500;
+/** Rows per page of a service's instances and of its subscribers; `size` in the link overrides it. */
+const DETAIL_PAGE = 100;
+const MAX_DETAIL_PAGE = 500;
 const LANE_KEYS = ['sluice.lane', 'alicloud.service.tag', 'traffic.opensergo.io/lane'];
 
 export function laneOf(metadata) {
@@ -12,12 +14,25 @@ export function laneOf(metadata) {
   return '';
 }
 
-/** Every instance of a service, enabled or not (the clients' query leaves disabled ones out). */
-async function instances(state, service, group) {
+/** One page of a service's instances, enabled or not (the clients' query leaves disabled ones out). */
+async function instances(state, service, group, pageNo, pageSize) {
   const body = await api.get('/nacos/v1/ns/catalog/instances', {
-    serviceName: service, groupName: group, namespaceId: state.namespace, pageNo: 1, pageSize: INSTANCES_PAGE,
+    serviceName: service, groupName: group, namespaceId: state.namespace, pageNo, pageSize,
   });
   return { hosts: body.list || [], count: body.count || 0 };
+}
+
+function pageOf(value) {
+  return Math.max(1, Math.floor(Number(value)) || 1);
+}
+
+/** "N things, page p of P" with previous/next links that change only `param` in the link. */
+function pager(test, what, count, pageNo, pageSize, params, param) {
+  const pages = Math.max(1, Math.ceil(count / pageSize));
+  const to = (n) => link('service', { ...params, [param]: n });
+  return h('p', { class: 'bar', 'data-test': test }, `${count} ${what}, page ${Math.min(pageNo, pages)} of ${pages} `,
+    pageNo > 1 ? h('a', { href: to(Math.min(pageNo, pages) - 1), 'data-test': test + '-previous' }, '‹ previous') : null, ' ',
+    pageNo < pages ? h('a', { href: to(pageNo + 1), 'data-test': test + '-next' }, 'next ›') : null);
 }
 
 export async function list(el, params, state) {
@@ -54,12 +69,21 @@ export async function detail(el, params, state) {
   el.append(h('h1', {}, 'Service ' + params.name + ' (' + group + ')'));
   const status = h('p', { 'data-test': 'status' });
   const table = h('tbody', {});
+  const size = Math.min(MAX_DETAIL_PAGE, pageOf(params.size || DETAIL_PAGE));
+  const instancePage = pageOf(params.ipage);
+  const subscriberPage = pageOf(params.spage);
+  // The two tables load together; each shows one page asked of the server.
+  const [{ hosts, count }, subscribed] = await Promise.all([
+    instances(state, params.name, group, instancePage, size),
+    api.get('/nacos/v1/ns/service/subscribers', {
+      serviceName: params.name, groupName: group, namespaceId: state.namespace, pageNo: subscriberPage, pageSize: size,
+    }),
+  ]);
   el.append(status, h('table', {}, h('thead', {}, h('tr', {},
     h('th', {}, 'Instance'), h('th', {}, 'Cluster'), h('th', {}, 'Health'), h('th', { class: 'num' }, 'Weight'),
-    h('th', {}, 'Enabled'), h('th', {}, 'Kind'), h('th', {}, 'Lane'), h('th', {}, 'Metadata'), h('th', {}, ''))), table));
-  const { hosts, count } = await instances(state, params.name, group);
+    h('th', {}, 'Enabled'), h('th', {}, 'Kind'), h('th', {}, 'Lane'), h('th', {}, 'Metadata'), h('th', {}, ''))), table),
+    pager('instance-pages', count === 1 ? 'instance' : 'instances', count, instancePage, size, params, 'ipage'));
   if (!hosts.length) table.append(h('tr', {}, h('td', { colspan: 9, class: 'muted' }, 'No instance.')));
-  if (count > hosts.length) status.append(h('span', { class: 'muted' }, `The first ${hosts.length} of ${count} instances.`));
   for (const x of hosts) {
     const weight = h('input', { type: 'number', name: 'weight', min: 0, max: 10000, step: '0.1', value: x.weight, style: 'width:80px' });
     const enabled = h('input', { type: 'checkbox', name: 'enabled', checked: x.enabled !== false });
@@ -85,23 +109,19 @@ export async function detail(el, params, state) {
       h('td', {}, lane ? h('span', { class: 'pill lane' }, lane) : h('span', { class: 'muted' }, 'base')),
       h('td', {}, h('code', {}, JSON.stringify(x.metadata || {}))), h('td', {}, save)));
   }
-  await subscribers(el, params.name, group, state);
+  subscribers(el, subscribed, subscriberPage, size, params);
 }
 
-const SUBSCRIBERS_PAGE = 100;
-
-/** The clients subscribed to the service through this server (subscriptions are per node). */
-async function subscribers(el, service, group, state) {
-  const body = await api.get('/nacos/v1/ns/service/subscribers', {
-    serviceName: service, groupName: group, namespaceId: state.namespace, pageNo: 1, pageSize: SUBSCRIBERS_PAGE,
-  });
+/** One page of the clients subscribed to the service through this server (subscriptions are per node). */
+function subscribers(el, body, pageNo, size, params) {
   const list = body.subscribers || [];
+  const count = body.count || 0;
   el.append(h('h2', {}, 'Subscribers'),
-    h('p', { class: 'muted', 'data-test': 'subscriber-count' }, `${body.count || 0} client${body.count === 1 ? '' : 's'} subscribed through this server`
-      + (body.count > list.length ? `, the first ${list.length} shown` : '') + '.'),
+    h('p', { class: 'muted', 'data-test': 'subscriber-count' }, `${count} client${count === 1 ? '' : 's'} subscribed through this server.`),
     h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, 'Address'), h('th', {}, 'Application'), h('th', {}, 'Client'),
       h('th', {}, 'Clusters'))),
     h('tbody', {}, list.length ? list.map(x => h('tr', { 'data-test': 'subscriber-row' },
       h('td', {}, x.addrStr), h('td', {}, x.app), h('td', {}, x.agent), h('td', {}, x.cluster || 'all')))
-      : h('tr', {}, h('td', { colspan: 4, class: 'muted' }, 'No subscriber.')))));
+      : h('tr', {}, h('td', { colspan: 4, class: 'muted' }, 'No subscriber.')))),
+    pager('subscriber-pages', count === 1 ? 'subscriber' : 'subscribers', count, pageNo, size, params, 'spage'));
 }
