@@ -21,6 +21,7 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The demo chain under the agent, end to end through the gateway, and canary lanes on it: written
@@ -34,6 +35,7 @@ import org.junit.jupiter.api.TestMethodOrder;
  * <p>One chain serves every method, each starting from the chain as it started ({@link
  * DemoChain#reset}: the documents a test published removed, a stopped instance started again).
  */
+@ResourceLock(DemoChain.LOCK)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 abstract class ChainScenarios {
