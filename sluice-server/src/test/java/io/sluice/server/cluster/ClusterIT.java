@@ -7,6 +7,7 @@ import com.alibaba.nacos.api.PropertyKeyConst;
 import com.alibaba.nacos.api.config.ConfigService;
 import com.alibaba.nacos.api.naming.NamingService;
 import com.alibaba.nacos.api.naming.pojo.Instance;
+import io.sluice.server.testing.BesideInProcessTests;
 import io.sluice.server.testing.ClusterProcesses;
 import io.sluice.server.testing.HeadlessChromium;
 import java.net.URLEncoder;
@@ -37,6 +38,7 @@ import org.openqa.selenium.WebElement;
  * nacos-client and by plain HTTP. One cluster serves every scenario, in order: the fault scenarios
  * leave it whole again (every node running) for the next.
  */
+@BesideInProcessTests
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ClusterIT {

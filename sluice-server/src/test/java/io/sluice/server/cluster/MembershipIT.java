@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.server.testing.BesideInProcessTests;
 import io.sluice.server.testing.ClusterProcesses;
 import java.net.URLEncoder;
 import java.net.http.HttpResponse;
@@ -36,6 +37,7 @@ import org.junit.jupiter.api.TestMethodOrder;
  * address and at a new one (docs/operations.md). In order, on one cluster; the writers run from the
  * first scenario to the last, which checks that no acknowledged write was lost.
  */
+@BesideInProcessTests
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class MembershipIT {

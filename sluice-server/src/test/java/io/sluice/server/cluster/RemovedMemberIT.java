@@ -2,6 +2,7 @@ package io.sluice.server.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.server.testing.BesideInProcessTests;
 import io.sluice.server.testing.ClusterProcesses;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.TestInstance;
  * member, and the server must not mistake that for a failure to heal. It is not restarted
  * in-process, its readiness says it was removed, and the two remaining nodes go on serving.
  */
+@BesideInProcessTests
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RemovedMemberIT {
   private static final int LEADER_PATIENCE_SECONDS = 60;
