@@ -1,5 +1,6 @@
 package io.sluice.server.cluster;
 
+import static io.sluice.server.testing.ClusterProcesses.awaitCondition;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.server.testing.BesideInProcessTests;
@@ -99,19 +100,5 @@ class RemovedMemberIT {
   private HttpResponse<String> publish(int node, String dataId, String content) throws Exception {
     return cluster.postForm(
         node, "/v1/cs/configs", "dataId=" + dataId + "&group=CLUSTER&content=" + content);
-  }
-
-  private interface Condition {
-    boolean holds() throws Exception;
-  }
-
-  private static void awaitCondition(Condition condition, int seconds) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-    while (!condition.holds()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("not within " + seconds + " s");
-      }
-      Thread.sleep(200);
-    }
   }
 }
