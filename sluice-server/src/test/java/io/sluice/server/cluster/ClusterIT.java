@@ -234,7 +234,7 @@ class ClusterIT {
               if (!cluster.process(node).isAlive()) {
                 node = (node + 1) % 3;
               }
-              return publish(node, key, Long.toString(seq)).statusCode() == 200;
+              return ClusterWriters.publish(cluster, node, key, seq);
             });
     AtomicBoolean stop = new AtomicBoolean();
     // A registrar of persistent instances alongside, through HTTP on every node in turn.
@@ -730,16 +730,7 @@ class ClusterIT {
     int joiner = 3;
     java.util.Set<Integer> members =
         new java.util.concurrent.ConcurrentSkipListSet<>(List.of(0, 1, 2));
-    ClusterWriters writers =
-        ClusterWriters.start(
-            "membership",
-            2,
-            (writer, key, seq) -> {
-              List<Integer> now = List.copyOf(members);
-              int node = now.get((writer + (int) seq) % now.size());
-              return cluster.process(node).isAlive()
-                  && publish(node, key, Long.toString(seq)).statusCode() == 200;
-            });
+    ClusterWriters writers = ClusterWriters.roundMembers(cluster, "membership", 2, members);
     writers.awaitAcked(10, LEADER_PATIENCE_SECONDS);
 
     HttpResponse<String> twice =

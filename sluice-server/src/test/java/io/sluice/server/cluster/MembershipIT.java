@@ -8,9 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.server.testing.BesideInProcessTests;
 import io.sluice.server.testing.ClusterProcesses;
 import io.sluice.server.testing.ClusterWriters;
-import java.net.URLEncoder;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -58,16 +56,7 @@ class MembershipIT {
     Path work = Files.createTempDirectory(Path.of("target"), "membership-it-");
     // Three founders, and node 3, which replaces one of them at a new address.
     cluster = ClusterProcesses.start(work, 3, 1);
-    writers =
-        ClusterWriters.start(
-            "members",
-            2,
-            (writer, key, seq) -> {
-              List<Integer> now = List.copyOf(members);
-              int node = now.get((writer + (int) seq) % now.size());
-              return cluster.process(node).isAlive()
-                  && publish(node, key, Long.toString(seq)).statusCode() == 200;
-            });
+    writers = ClusterWriters.roundMembers(cluster, "members", 2, members);
     writers.awaitAcked(10, PATIENCE_SECONDS);
   }
 
@@ -231,15 +220,5 @@ class MembershipIT {
       throw new AssertionError("node " + node + " did not list its members", e);
     }
     return addresses;
-  }
-
-  private HttpResponse<String> publish(int node, String dataId, String content) throws Exception {
-    return cluster.postForm(
-        node,
-        "/v1/cs/configs",
-        "dataId="
-            + dataId
-            + "&group=CLUSTER&content="
-            + URLEncoder.encode(content, StandardCharsets.UTF_8));
   }
 }

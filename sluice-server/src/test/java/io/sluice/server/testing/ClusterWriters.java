@@ -3,6 +3,7 @@ package io.sluice.server.testing;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -55,6 +56,33 @@ public final class ClusterWriters implements AutoCloseable {
     }
     writers.threads.forEach(Thread::start);
     return writers;
+  }
+
+  /**
+   * Writers that go round {@code members} (a live set the test changes as members come and go),
+   * each write through the next member in turn; a write to a member whose process is down counts as
+   * failed.
+   */
+  public static ClusterWriters roundMembers(
+      ClusterProcesses cluster, String prefix, int count, Collection<Integer> members) {
+    return start(
+        prefix,
+        count,
+        (writer, key, seq) -> {
+          List<Integer> now = List.copyOf(members);
+          int node = now.get((writer + (int) seq) % now.size());
+          return cluster.process(node).isAlive() && publish(cluster, node, key, seq);
+        });
+  }
+
+  /** Publishes {@code seq} as {@code key} in {@link #GROUP} through {@code node}'s Open API. */
+  public static boolean publish(ClusterProcesses cluster, int node, String key, long seq)
+      throws Exception {
+    return cluster
+            .postForm(
+                node, "/v1/cs/configs", "dataId=" + key + "&group=" + GROUP + "&content=" + seq)
+            .statusCode()
+        == 200;
   }
 
   private void run(int writer, String key, Write write) {
