@@ -17,6 +17,7 @@ import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.StringJoiner;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -219,17 +220,29 @@ abstract class GovernedAppScenarios {
   @Test
   void limitsOutboundCallsOfEveryInstrumentedHttpClient() throws Exception {
     int limit = 5;
-    String resource = "GET 127.0.0.1:" + app.port() + "/orders/{id}";
-    configCenter.publish(
-        appName() + "-flow-rules",
-        "[{\"resource\":\"" + resource + "\",\"grade\":1,\"count\":" + limit + "}]");
+    // Each client calls a route of its own (/clients/{client}/orders/{id}), so each is a resource
+    // with a rule and a one-second window of its own, fresh when its turn comes; "probe" tells when
+    // the rules are in effect.
+    List<String> targets = new ArrayList<>(HTTP_CLIENTS);
+    targets.add("probe");
+    StringJoiner rules = new StringJoiner(",", "[", "]");
+    for (String target : targets) {
+      rules.add(
+          "{\"resource\":\"GET 127.0.0.1:"
+              + app.port()
+              + "/clients/"
+              + target
+              + "/orders/{id}\",\"grade\":1,\"count\":"
+              + limit
+              + "}");
+    }
+    configCenter.publish(appName() + "-flow-rules", rules.toString());
     await()
         .atMost(RULE_DEADLINE)
         .pollInterval(Duration.ofMillis(100))
-        .until(() -> callCounts("jdk", 3 * limit).get("blocked") > 0);
+        .until(() -> callCounts("jdk", "probe", 3 * limit).get("blocked") > 0);
     for (String client : HTTP_CLIENTS) {
-      Thread.sleep(1100); // a fresh one-second window for each client
-      Map<String, Long> counts = callCounts(client, 8 * limit);
+      Map<String, Long> counts = callCounts(client, client, 8 * limit);
       System.err.printf("[e2e] %s: %s under a client-side limit: %s%n", appName(), client, counts);
       long windows = counts.get("elapsedMs") / 1000 + 1;
       assertThat(counts.get("other")).as(client + " other outcomes").isZero();
@@ -614,8 +627,14 @@ abstract class GovernedAppScenarios {
     return response;
   }
 
-  Map<String, Long> callCounts(String client, int n) throws Exception {
-    String body = app.get("/call/" + client + "?n=" + n + "&base=" + app.base()).body();
+  /**
+   * Calls {@code /clients/{target}/orders/{id}} of the application {@code n} times with {@code
+   * client}.
+   */
+  Map<String, Long> callCounts(String client, String target, int n) throws Exception {
+    String body =
+        app.get("/call/" + client + "?n=" + n + "&base=" + app.base() + "/clients/" + target)
+            .body();
     Map<String, Long> counts = new HashMap<>();
     Matcher m = Pattern.compile("\"(ok|blocked|other|elapsedMs)\":(\\d+)").matcher(body);
     while (m.find()) {

@@ -68,6 +68,21 @@ class RuleWatcherTest {
         log);
   }
 
+  /**
+   * A config center that lets in user {@code agent} with password {@code s3cret} (its tokens good
+   * for {@code tokenTtlSeconds}) and holds {@code RULES_A}; and a watcher of it that logs in as
+   * {@code agent} with {@code password}.
+   */
+  private RuleWatcher watcherLoggingIn(String password, long tokenTtlSeconds) throws Exception {
+    server = new FakeConfigCenter();
+    server.requireLogin("agent", "s3cret", tokenTtlSeconds);
+    server.publish(FLOW, RULES_A);
+    return watcher(
+        List.of(server.address()),
+        Duration.ofSeconds(1),
+        new ConfigCredentials("agent", password, null));
+  }
+
   /** The total time slept, in ms. */
   private long sleptMillis() {
     return sleeps.stream().mapToLong(Duration::toMillis).sum();
@@ -75,14 +90,7 @@ class RuleWatcherTest {
 
   @Test
   void logsInWithItsCredentialsAndLogsInAgainWhenTheTokenIsRefused() throws Exception {
-    server = new FakeConfigCenter();
-    server.requireLogin("agent", "s3cret", 18_000);
-    server.publish(FLOW, RULES_A);
-    RuleWatcher watcher =
-        watcher(
-            List.of(server.address()),
-            Duration.ofSeconds(1),
-            new ConfigCredentials("agent", "s3cret", null));
+    RuleWatcher watcher = watcherLoggingIn("s3cret", 18_000);
 
     watcher.pollOnce();
     assertThat(sink.applied).containsExactly("FLOW:" + RULES_A);
@@ -99,14 +107,7 @@ class RuleWatcherTest {
 
   @Test
   void renewsTheTokenBeforeItExpires() throws Exception {
-    server = new FakeConfigCenter();
-    server.requireLogin("agent", "s3cret", 1); // renewed after 0.9 s
-    server.publish(FLOW, RULES_A);
-    RuleWatcher watcher =
-        watcher(
-            List.of(server.address()),
-            Duration.ofSeconds(1),
-            new ConfigCredentials("agent", "s3cret", null));
+    RuleWatcher watcher = watcherLoggingIn("s3cret", 1); // renewed after 0.9 s
 
     for (int i = 0; i < 5; i++) {
       watcher.pollOnce(); // each held listen lasts half a second here
@@ -117,14 +118,7 @@ class RuleWatcherTest {
 
   @Test
   void aWrongPasswordIsReportedOnceWithoutThePasswordAndNoRulesChange() throws Exception {
-    server = new FakeConfigCenter();
-    server.requireLogin("agent", "s3cret", 18_000);
-    server.publish(FLOW, RULES_A);
-    RuleWatcher watcher =
-        watcher(
-            List.of(server.address()),
-            Duration.ofSeconds(1),
-            new ConfigCredentials("agent", "wrong-one", null));
+    RuleWatcher watcher = watcherLoggingIn("wrong-one", 18_000);
 
     watcher.pollOnce();
     watcher.pollOnce();

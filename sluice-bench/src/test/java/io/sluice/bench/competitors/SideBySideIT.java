@@ -36,6 +36,9 @@ class SideBySideIT {
                 "--rounds",
                 "1",
                 "--smoke",
+                // A second per workload: enough for errors to show, which is all that is checked.
+                "--duration",
+                "1",
                 "--push-services",
                 "10",
                 "--churn-rate",

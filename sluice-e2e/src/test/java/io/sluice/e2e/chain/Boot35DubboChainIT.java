@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The demo chain's Dubbo paths under the agent, on the chain {@link ChainScenarios} runs on the
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.TestMethodOrder;
  * untagged one never reaches a lane provider. The chain runs in a network namespace of its own
  * ({@link DemoChain}): Dubbo registers and calls the namespace's address.
  */
+@ResourceLock(DemoChain.LOCK)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class Boot35DubboChainIT {

@@ -44,8 +44,8 @@ import java.util.stream.Stream;
  * <p>Starting five Spring Boot JVMs costs a minute or more on a shared 2-core machine, so tests
  * share one chain: across the methods of a class ({@code @TestInstance(PER_CLASS)}), and across
  * classes through {@link #shared}, which keeps one chain running for as long as the classes asking
- * for it ask for the same one (e2e runs its classes in name order: name chain tests {@code
- * Boot35...IT} to group them by generation).
+ * for it ask for the same one (e2e runs its classes in name order, two at a time, but at most one
+ * holding {@link #LOCK}: name chain tests {@code Boot35...IT} to group them by generation).
  *
  * <p>Concurrency: one caller drives a chain at a time (a test class, a benchmark); instances guard
  * their own process, and the shutdown hook, the only other thread, only kills.
@@ -86,6 +86,13 @@ public final class DemoChain implements AutoCloseable {
       Pattern.compile("gateway > a\\[[\\w-]+] > b\\[[\\w-]+] > c\\[[\\w-]+]");
 
   private static final Duration STOP_TIMEOUT = Duration.ofSeconds(60);
+
+  /**
+   * The JUnit resource lock ({@code @ResourceLock(DemoChain.LOCK)}) every test class holds that
+   * runs a chain: the e2e classes run two at a time, and at most one of them drives a chain (and
+   * its {@link #shared} one) at once.
+   */
+  public static final String LOCK = "io.sluice.e2e.chain.DemoChain";
 
   private static DemoChain shared;
 

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Runs {@code bin/sluice demo} as a user does, as a process, and stops it with Ctrl-C (SIGINT).
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.Test;
  * e2e module's README). The demo listens on the namespace's loopback, so this test looks at it from
  * inside the namespace too, with curl, as its user would from a shell beside it.
  */
+@ResourceLock(DemoChain.LOCK)
 class DemoCommandIT {
   private static final Path LAUNCHER = Path.of("..", "bin", "sluice").toAbsolutePath().normalize();
 

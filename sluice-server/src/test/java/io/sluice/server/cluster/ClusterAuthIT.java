@@ -7,6 +7,7 @@ import com.alibaba.nacos.api.NacosFactory;
 import com.alibaba.nacos.api.PropertyKeyConst;
 import com.alibaba.nacos.api.config.ConfigService;
 import io.sluice.server.protocol.http.OpenApiClient;
+import io.sluice.server.testing.BesideInProcessTests;
 import io.sluice.server.testing.ClusterProcesses;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.Test;
  * are replicated state; so does a user created on another node, and the official client logging in
  * with a password against the whole cluster.
  */
+@BesideInProcessTests
 class ClusterAuthIT {
   private static final String MARKER = "with the generated password: ";
 

@@ -1,5 +1,6 @@
 package io.sluice.server.cluster;
 
+import static io.sluice.server.testing.ClusterProcesses.awaitCondition;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.alibaba.nacos.api.NacosFactory;
@@ -7,7 +8,9 @@ import com.alibaba.nacos.api.PropertyKeyConst;
 import com.alibaba.nacos.api.config.ConfigService;
 import com.alibaba.nacos.api.naming.NamingService;
 import com.alibaba.nacos.api.naming.pojo.Instance;
+import io.sluice.server.testing.BesideInProcessTests;
 import io.sluice.server.testing.ClusterProcesses;
+import io.sluice.server.testing.ClusterWriters;
 import io.sluice.server.testing.HeadlessChromium;
 import java.net.URLEncoder;
 import java.net.http.HttpResponse;
@@ -21,7 +24,6 @@ import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -37,6 +39,7 @@ import org.openqa.selenium.WebElement;
  * nacos-client and by plain HTTP. One cluster serves every scenario, in order: the fault scenarios
  * leave it whole again (every node running) for the next.
  */
+@BesideInProcessTests
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ClusterIT {
@@ -221,43 +224,19 @@ class ClusterIT {
   @Order(5)
   void killingTheLeaderDuringAPublishStormLosesNoAcknowledgedWrite() throws Exception {
     int leader = cluster.awaitLeader(LEADER_PATIENCE_SECONDS);
-    int writers = 3;
-    Map<String, Long> lastAcked = new ConcurrentHashMap<>();
-    AtomicLong failures = new AtomicLong();
-    AtomicLong killedAtNanos = new AtomicLong();
-    AtomicLong firstAckAfterKillNanos = new AtomicLong();
+    ClusterWriters writers =
+        ClusterWriters.start(
+            "storm",
+            3,
+            (writer, key, seq) -> {
+              // Each writer goes round the live nodes, so writes land on followers too.
+              int node = (writer + (int) seq) % 3;
+              if (!cluster.process(node).isAlive()) {
+                node = (node + 1) % 3;
+              }
+              return ClusterWriters.publish(cluster, node, key, seq);
+            });
     AtomicBoolean stop = new AtomicBoolean();
-    List<Thread> threads = new ArrayList<>();
-    for (int w = 0; w < writers; w++) {
-      String key = "storm-" + w;
-      int home = w;
-      Thread writer =
-          new Thread(
-              () -> {
-                for (long seq = 1; !stop.get(); seq++) {
-                  // Each writer goes round the live nodes, so writes land on followers too.
-                  int node = (home + (int) seq) % 3;
-                  if (!cluster.process(node).isAlive()) {
-                    node = (node + 1) % 3;
-                  }
-                  try {
-                    if (publish(node, key, Long.toString(seq)).statusCode() == 200) {
-                      lastAcked.put(key, seq);
-                      if (killedAtNanos.get() != 0) {
-                        firstAckAfterKillNanos.compareAndSet(0, System.nanoTime());
-                      }
-                    } else {
-                      failures.incrementAndGet();
-                    }
-                  } catch (Exception e) {
-                    failures.incrementAndGet();
-                  }
-                }
-              },
-              "storm-writer-" + w);
-      threads.add(writer);
-      writer.start();
-    }
     // A registrar of persistent instances alongside, through HTTP on every node in turn.
     java.util.Set<Integer> registered = ConcurrentHashMap.newKeySet();
     Thread registrar =
@@ -279,28 +258,26 @@ class ClusterIT {
               }
             },
             "storm-registrar");
-    threads.add(registrar);
     registrar.start();
-    awaitAcked(lastAcked, writers, 20);
+    writers.awaitAcked(20, LEADER_PATIENCE_SECONDS);
     cluster.kill(leader);
-    killedAtNanos.set(System.nanoTime());
-    Map<String, Long> ackedAtKill = Map.copyOf(lastAcked);
+    long killedAtNanos = writers.mark();
+    Map<String, Long> ackedAtKill = writers.lastAcked();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(LEADER_PATIENCE_SECONDS);
     while (System.nanoTime() < deadline
-        && (firstAckAfterKillNanos.get() == 0 || !beyond(lastAcked, ackedAtKill, 20))) {
+        && (writers.firstAckAfterMarkNanos() == 0 || !writers.beyond(ackedAtKill, 20))) {
       Thread.sleep(20);
     }
     stop.set(true);
-    for (Thread thread : threads) {
-      thread.join(30_000);
-    }
-    assertThat(firstAckAfterKillNanos.get()).as("writes resumed after the kill").isNotZero();
+    writers.close();
+    registrar.join(30_000);
+    assertThat(writers.firstAckAfterMarkNanos()).as("writes resumed after the kill").isNotZero();
     long resumedMillis =
-        TimeUnit.NANOSECONDS.toMillis(firstAckAfterKillNanos.get() - killedAtNanos.get());
+        TimeUnit.NANOSECONDS.toMillis(writers.firstAckAfterMarkNanos() - killedAtNanos);
     System.out.printf(
         "leader killed: writes acknowledged again after %d ms; %d writes failed meanwhile;"
             + " acked %s and %d persistent registrations%n",
-        resumedMillis, failures.get(), lastAcked, registered.size());
+        resumedMillis, writers.failures(), writers.lastAcked(), registered.size());
     // Election timeout 300-600 ms plus a margin for three JVMs on two cores.
     assertThat(resumedMillis).isLessThan(15_000);
 
@@ -315,16 +292,8 @@ class ClusterIT {
             return registered.stream().allMatch(port -> list.contains("\"port\":" + port + ","));
           },
           60);
-      for (Map.Entry<String, Long> acked : lastAcked.entrySet()) {
-        String read =
-            cluster.get(node, "/v1/cs/configs?dataId=" + acked.getKey() + "&group=CLUSTER").body();
-        assertThat(Long.parseLong(read))
-            .as(
-                "%s on node %d holds the last acknowledged write or a newer one",
-                acked.getKey(), node)
-            .isGreaterThanOrEqualTo(acked.getValue());
-      }
     }
+    writers.assertHeldOn(cluster, List.of(0, 1, 2));
   }
 
   @Test
@@ -500,20 +469,6 @@ class ClusterIT {
     assertThat(after.max() - after.min()).isLessThan(before.max() - before.min());
   }
 
-  private interface Condition {
-    boolean holds() throws Exception;
-  }
-
-  private static void awaitCondition(Condition condition, int seconds) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-    while (!condition.holds()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("condition not met within " + seconds + " s");
-      }
-      Thread.sleep(100);
-    }
-  }
-
   private record JsonNodeCounts(int[] counts) {
     int total() {
       return java.util.Arrays.stream(counts).sum();
@@ -649,70 +604,35 @@ class ClusterIT {
   @Order(12)
   void aRollingRestartUnderLoadLosesNoAcknowledgedWrite() throws Exception {
     ConfigService writerClient = configClient(cluster.addresses());
-    Map<String, Long> lastAcked = new ConcurrentHashMap<>();
-    AtomicLong failures = new AtomicLong();
-    AtomicLong attempts = new AtomicLong();
-    java.util.Set<String> failureKinds = ConcurrentHashMap.newKeySet();
-    AtomicBoolean stop = new AtomicBoolean();
-    List<Thread> writers = new ArrayList<>();
-    for (int w = 0; w < 2; w++) {
-      String key = "rolling-" + w;
-      Thread writer =
-          new Thread(
-              () -> {
-                for (long seq = 1; !stop.get(); seq++) {
-                  attempts.incrementAndGet();
-                  try {
-                    if (writerClient.publishConfig(key, "CLUSTER", Long.toString(seq))) {
-                      lastAcked.put(key, seq);
-                    } else {
-                      failures.incrementAndGet();
-                      failureKinds.add("false");
-                    }
-                  } catch (Exception e) {
-                    failures.incrementAndGet();
-                    failureKinds.add(String.valueOf(e.getMessage()));
-                  }
-                }
-              },
-              "rolling-writer-" + w);
-      writers.add(writer);
-      writer.start();
-    }
-    awaitAcked(lastAcked, 2, 10);
+    ClusterWriters writers =
+        ClusterWriters.start(
+            "rolling",
+            2,
+            (writer, key, seq) ->
+                writerClient.publishConfig(key, ClusterWriters.GROUP, Long.toString(seq)));
+    writers.awaitAcked(10, LEADER_PATIENCE_SECONDS);
     for (int node = 0; node < 3; node++) {
-      Map<String, Long> before = Map.copyOf(lastAcked);
+      Map<String, Long> before = writers.lastAcked();
       cluster.stop(node);
       cluster.restart(node);
       cluster.awaitLeader(LEADER_PATIENCE_SECONDS);
       // Writes kept going while this node was away, before the next one goes.
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(LEADER_PATIENCE_SECONDS);
-      while (!beyond(lastAcked, before, 10) && System.nanoTime() < deadline) {
+      while (!writers.beyond(before, 10) && System.nanoTime() < deadline) {
         Thread.sleep(20);
       }
     }
-    stop.set(true);
-    for (Thread writer : writers) {
-      writer.join(30_000);
-    }
+    writers.close();
     System.out.printf(
         "rolling restart of 3 nodes under load: %d publishes, %d failed after the client's"
             + " retries (%s), acked %s%n",
-        attempts.get(), failures.get(), failureKinds, lastAcked);
-    for (int node = 0; node < 3; node++) {
-      for (Map.Entry<String, Long> acked : lastAcked.entrySet()) {
-        String read =
-            cluster.get(node, "/v1/cs/configs?dataId=" + acked.getKey() + "&group=CLUSTER").body();
-        assertThat(Long.parseLong(read))
-            .as("%s on node %d", acked.getKey(), node)
-            .isGreaterThanOrEqualTo(acked.getValue());
-      }
-    }
+        writers.attempts(), writers.failures(), writers.failureKinds(), writers.lastAcked());
+    writers.assertHeldOn(cluster, List.of(0, 1, 2));
     // Every node stopped once, and writes were acknowledged in between.
-    assertThat(lastAcked.values()).allMatch(seq -> seq > 30);
-    assertThat(failures.get())
+    assertThat(writers.lastAcked().values()).allMatch(seq -> seq > 30);
+    assertThat(writers.failures())
         .as("publishes that failed despite the client's retries")
-        .isLessThan(Math.max(5, attempts.get() / 20));
+        .isLessThan(Math.max(5, writers.attempts() / 20));
   }
 
   @Test
@@ -810,36 +730,8 @@ class ClusterIT {
     int joiner = 3;
     java.util.Set<Integer> members =
         new java.util.concurrent.ConcurrentSkipListSet<>(List.of(0, 1, 2));
-    Map<String, Long> lastAcked = new ConcurrentHashMap<>();
-    AtomicLong failures = new AtomicLong();
-    AtomicBoolean stop = new AtomicBoolean();
-    List<Thread> writers = new ArrayList<>();
-    for (int w = 0; w < 2; w++) {
-      String key = "membership-" + w;
-      int home = w;
-      Thread writer =
-          new Thread(
-              () -> {
-                for (long seq = 1; !stop.get(); seq++) {
-                  List<Integer> now = List.copyOf(members);
-                  int node = now.get((home + (int) seq) % now.size());
-                  try {
-                    if (cluster.process(node).isAlive()
-                        && publish(node, key, Long.toString(seq)).statusCode() == 200) {
-                      lastAcked.put(key, seq);
-                    } else {
-                      failures.incrementAndGet();
-                    }
-                  } catch (Exception e) {
-                    failures.incrementAndGet();
-                  }
-                }
-              },
-              "membership-writer-" + w);
-      writers.add(writer);
-      writer.start();
-    }
-    awaitAcked(lastAcked, 2, 10);
+    ClusterWriters writers = ClusterWriters.roundMembers(cluster, "membership", 2, members);
+    writers.awaitAcked(10, LEADER_PATIENCE_SECONDS);
 
     HttpResponse<String> twice =
         cluster.send(
@@ -863,8 +755,7 @@ class ClusterIT {
     assertThat(added.body()).contains(cluster.address(joiner));
     cluster.awaitReady(joiner, 120);
     members.add(joiner);
-    Map<String, Long> beforeJoinerWrites = Map.copyOf(lastAcked);
-    awaitCondition(() -> beyond(lastAcked, beforeJoinerWrites, 10), LEADER_PATIENCE_SECONDS);
+    writers.awaitMore(10, LEADER_PATIENCE_SECONDS);
     for (int node : List.copyOf(members)) {
       awaitCondition(() -> memberAddresses(node).size() == 4, 30);
     }
@@ -881,30 +772,20 @@ class ClusterIT {
     assertThat(removed.statusCode()).as(removed.body()).isEqualTo(200);
     members.remove(leaving);
     cluster.stop(leaving);
-    Map<String, Long> afterLeave = Map.copyOf(lastAcked);
-    awaitCondition(() -> beyond(lastAcked, afterLeave, 10), LEADER_PATIENCE_SECONDS);
-    stop.set(true);
-    for (Thread writer : writers) {
-      writer.join(30_000);
-    }
+    writers.awaitMore(10, LEADER_PATIENCE_SECONDS);
+    writers.close();
     System.out.printf(
         "membership: node %d joined and leader %d left under load; %d writes failed meanwhile,"
             + " acked %s%n",
-        joiner, leaving, failures.get(), lastAcked);
+        joiner, leaving, writers.failures(), writers.lastAcked());
     for (int node : members) {
       assertThat(memberAddresses(node))
           .as("members according to node %d", node)
           .hasSize(3)
           .contains(cluster.address(joiner))
           .doesNotContain(cluster.address(leaving));
-      for (Map.Entry<String, Long> acked : lastAcked.entrySet()) {
-        String read =
-            cluster.get(node, "/v1/cs/configs?dataId=" + acked.getKey() + "&group=CLUSTER").body();
-        assertThat(Long.parseLong(read))
-            .as("%s on node %d", acked.getKey(), node)
-            .isGreaterThanOrEqualTo(acked.getValue());
-      }
     }
+    writers.assertHeldOn(cluster, members);
   }
 
   private List<String> memberAddresses(int node) throws Exception {
@@ -950,27 +831,6 @@ class ClusterIT {
             + ip
             + ": "
             + body);
-  }
-
-  private static void awaitAcked(Map<String, Long> acked, int keys, long atLeast)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (System.nanoTime() < deadline) {
-      if (acked.size() == keys && acked.values().stream().allMatch(seq -> seq >= atLeast)) {
-        return;
-      }
-      Thread.sleep(20);
-    }
-    throw new AssertionError("writers did not get going: " + acked);
-  }
-
-  private static boolean beyond(Map<String, Long> now, Map<String, Long> then, long more) {
-    for (Map.Entry<String, Long> before : then.entrySet()) {
-      if (now.getOrDefault(before.getKey(), 0L) < before.getValue() + more) {
-        return false;
-      }
-    }
-    return true;
   }
 
   private HttpResponse<String> publish(int node, String dataId, String content) throws Exception {

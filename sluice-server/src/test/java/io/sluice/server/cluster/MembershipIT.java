@@ -1,26 +1,21 @@
 package io.sluice.server.cluster;
 
+import static io.sluice.server.testing.ClusterProcesses.awaitCondition;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.server.testing.BesideInProcessTests;
 import io.sluice.server.testing.ClusterProcesses;
-import java.net.URLEncoder;
+import io.sluice.server.testing.ClusterWriters;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListSet;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -36,6 +31,7 @@ import org.junit.jupiter.api.TestMethodOrder;
  * address and at a new one (docs/operations.md). In order, on one cluster; the writers run from the
  * first scenario to the last, which checks that no acknowledged write was lost.
  */
+@BesideInProcessTests
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class MembershipIT {
@@ -50,10 +46,7 @@ class MembershipIT {
   /** The nodes that are members now; writers go through them in turn. */
   private final Set<Integer> members = new ConcurrentSkipListSet<>(List.of(0, 1, 2));
 
-  private final Map<String, Long> lastAcked = new ConcurrentHashMap<>();
-  private final AtomicLong failures = new AtomicLong();
-  private final AtomicBoolean stopWriters = new AtomicBoolean();
-  private final List<Thread> writers = new ArrayList<>();
+  private ClusterWriters writers;
 
   /** The follower removed first (and later replaced at its own address). */
   private int removed = -1;
@@ -63,41 +56,14 @@ class MembershipIT {
     Path work = Files.createTempDirectory(Path.of("target"), "membership-it-");
     // Three founders, and node 3, which replaces one of them at a new address.
     cluster = ClusterProcesses.start(work, 3, 1);
-    for (int w = 0; w < 2; w++) {
-      String key = "members-" + w;
-      int home = w;
-      Thread writer =
-          new Thread(
-              () -> {
-                for (long seq = 1; !stopWriters.get(); seq++) {
-                  List<Integer> now = List.copyOf(members);
-                  int node = now.get((home + (int) seq) % now.size());
-                  try {
-                    if (cluster.process(node).isAlive()
-                        && publish(node, key, Long.toString(seq)).statusCode() == 200) {
-                      lastAcked.put(key, seq);
-                    } else {
-                      failures.incrementAndGet();
-                    }
-                  } catch (Exception e) {
-                    failures.incrementAndGet();
-                  }
-                }
-              },
-              "membership-writer-" + w);
-      writers.add(writer);
-      writer.start();
-    }
-    awaitCondition(
-        () -> lastAcked.size() == 2 && lastAcked.values().stream().allMatch(seq -> seq >= 10),
-        PATIENCE_SECONDS);
+    writers = ClusterWriters.roundMembers(cluster, "members", 2, members);
+    writers.awaitAcked(10, PATIENCE_SECONDS);
   }
 
   @AfterAll
   void stopClusterAndWriters() throws Exception {
-    stopWriters.set(true);
-    for (Thread writer : writers) {
-      writer.join(30_000);
+    if (writers != null) {
+      writers.close();
     }
     if (cluster != null) {
       cluster.close();
@@ -116,7 +82,7 @@ class MembershipIT {
     members.remove(removed);
     cluster.stop(removed);
 
-    awaitWritesBeyond(10);
+    writers.awaitMore(10, PATIENCE_SECONDS);
     for (int node : members) {
       awaitCondition(() -> memberAddresses(node).size() == 2, 30);
       assertThat(memberAddresses(node))
@@ -140,7 +106,7 @@ class MembershipIT {
     assertThat(String.join("\n", cluster.process(removed).output()))
         .contains("start it on an empty data directory and add it again");
     // Undisturbed: no election happened (same leader, same term) and writes went on throughout.
-    awaitWritesBeyond(10);
+    writers.awaitMore(10, PATIENCE_SECONDS);
     assertThat(cluster.awaitLeader(PATIENCE_SECONDS)).isEqualTo(leader);
     assertThat(term(leader)).as("the Raft term").isEqualTo(term);
     for (int node : members) {
@@ -162,12 +128,12 @@ class MembershipIT {
     cluster.awaitReady(removed, 120);
     members.add(removed);
 
-    awaitWritesBeyond(10);
+    writers.awaitMore(10, PATIENCE_SECONDS);
     for (int node : members) {
       awaitCondition(() -> memberAddresses(node).size() == 3, 30);
       assertThat(memberAddresses(node)).contains(cluster.address(removed));
     }
-    assertAcknowledgedWritesOnEveryMember();
+    writers.assertHeldOn(cluster, members);
   }
 
   @Test
@@ -196,15 +162,12 @@ class MembershipIT {
     members.remove(replaced);
     cluster.stop(replaced);
 
-    awaitWritesBeyond(10);
-    stopWriters.set(true);
-    for (Thread writer : writers) {
-      writer.join(30_000);
-    }
+    writers.awaitMore(10, PATIENCE_SECONDS);
+    writers.close();
     System.out.printf(
         "membership: follower %d removed, refused on restart, replaced at its address; follower %d"
             + " replaced by node %d; %d writes failed meanwhile, acked %s%n",
-        removed, replaced, fresh, failures.get(), lastAcked);
+        removed, replaced, fresh, writers.failures(), writers.lastAcked());
     for (int node : members) {
       int member = node;
       awaitCondition(() -> memberAddresses(member).size() == 3, 30);
@@ -213,20 +176,7 @@ class MembershipIT {
           .contains(cluster.address(fresh), cluster.address(removed))
           .doesNotContain(cluster.address(replaced));
     }
-    assertAcknowledgedWritesOnEveryMember();
-  }
-
-  private void assertAcknowledgedWritesOnEveryMember() throws Exception {
-    Map<String, Long> acked = Map.copyOf(lastAcked);
-    for (int node : members) {
-      for (Map.Entry<String, Long> write : acked.entrySet()) {
-        String read =
-            cluster.get(node, "/v1/cs/configs?dataId=" + write.getKey() + "&group=CLUSTER").body();
-        assertThat(Long.parseLong(read))
-            .as("%s on node %d holds the last acknowledged write or a newer one", write, node)
-            .isGreaterThanOrEqualTo(write.getValue());
-      }
-    }
+    writers.assertHeldOn(cluster, members);
   }
 
   private HttpResponse<String> addMember(int asked, int node) throws Exception {
@@ -245,20 +195,6 @@ class MembershipIT {
         "/v1/core/cluster/members?address=" + cluster.address(node),
         "",
         CHANGE_TIMEOUT);
-  }
-
-  private void awaitWritesBeyond(long more) throws Exception {
-    Map<String, Long> then = Map.copyOf(lastAcked);
-    awaitCondition(
-        () -> {
-          for (Map.Entry<String, Long> before : then.entrySet()) {
-            if (lastAcked.getOrDefault(before.getKey(), 0L) < before.getValue() + more) {
-              return false;
-            }
-          }
-          return true;
-        },
-        PATIENCE_SECONDS);
   }
 
   private long term(int node) throws Exception {
@@ -284,25 +220,5 @@ class MembershipIT {
       throw new AssertionError("node " + node + " did not list its members", e);
     }
     return addresses;
-  }
-
-  private static void awaitCondition(BooleanSupplier condition, int seconds) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("condition not met within " + seconds + " s");
-      }
-      Thread.sleep(50);
-    }
-  }
-
-  private HttpResponse<String> publish(int node, String dataId, String content) throws Exception {
-    return cluster.postForm(
-        node,
-        "/v1/cs/configs",
-        "dataId="
-            + dataId
-            + "&group=CLUSTER&content="
-            + URLEncoder.encode(content, StandardCharsets.UTF_8));
   }
 }

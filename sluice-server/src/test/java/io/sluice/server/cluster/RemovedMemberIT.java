@@ -1,7 +1,9 @@
 package io.sluice.server.cluster;
 
+import static io.sluice.server.testing.ClusterProcesses.awaitCondition;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.server.testing.BesideInProcessTests;
 import io.sluice.server.testing.ClusterProcesses;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
@@ -20,6 +22,7 @@ import org.junit.jupiter.api.TestInstance;
  * member, and the server must not mistake that for a failure to heal. It is not restarted
  * in-process, its readiness says it was removed, and the two remaining nodes go on serving.
  */
+@BesideInProcessTests
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RemovedMemberIT {
   private static final int LEADER_PATIENCE_SECONDS = 60;
@@ -97,19 +100,5 @@ class RemovedMemberIT {
   private HttpResponse<String> publish(int node, String dataId, String content) throws Exception {
     return cluster.postForm(
         node, "/v1/cs/configs", "dataId=" + dataId + "&group=CLUSTER&content=" + content);
-  }
-
-  private interface Condition {
-    boolean holds() throws Exception;
-  }
-
-  private static void awaitCondition(Condition condition, int seconds) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-    while (!condition.holds()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("not within " + seconds + " s");
-      }
-      Thread.sleep(200);
-    }
   }
 }

@@ -8,12 +8,14 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * Measures how long a fresh JVM takes to be ready over 100k acknowledged commands after the writer
  * was killed with SIGKILL (no final snapshot), for the ways the log can look. Prints the figures
  * (look for "RECOVERY"); asserts only that every command came back, never a timing.
  */
+@Isolated // it measures recovery times: nothing else may run beside it
 class RecoveryMeasurementIT {
   private static final int COMMANDS = 100_000;
 

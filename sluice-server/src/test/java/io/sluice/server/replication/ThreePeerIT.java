@@ -15,12 +15,14 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * Three peers in one JVM on loopback over Ratis's gRPC transport: any peer takes writes (a follower
  * forwards them), every peer applies them, and when the leader goes away another takes over with
  * nothing lost.
  */
+@Isolated // three Raft peers in this JVM, short election timeouts: a busy neighbour starves them
 class ThreePeerIT {
   private static final Duration PATIENCE = Duration.ofSeconds(60);
 

@@ -288,6 +288,23 @@ public final class ClusterProcesses implements AutoCloseable {
     throw new AssertionError("no leader agreed on within " + seconds + " s; last seen " + lastSeen);
   }
 
+  /** What a test waits for; may throw while the cluster changes under it. */
+  @FunctionalInterface
+  public interface Condition {
+    boolean holds() throws Exception;
+  }
+
+  /** Polls {@code condition} every 50 ms until it holds; fails after {@code seconds}. */
+  public static void awaitCondition(Condition condition, int seconds) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+    while (!condition.holds()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("condition not met within " + seconds + " s");
+      }
+      Thread.sleep(50);
+    }
+  }
+
   /** The HTTP address of the leader {@code node} names in the cluster endpoint, or null. */
   public String leaderAccordingTo(int node) throws IOException, InterruptedException {
     JsonNode members = JSON.readTree(get(node, "/v1/core/cluster/nodes").body()).get("data");

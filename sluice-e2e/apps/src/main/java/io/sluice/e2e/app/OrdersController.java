@@ -19,6 +19,15 @@ class OrdersController {
     return "order " + id;
   }
 
+  /**
+   * The same under a prefix the caller picks: a test gives each outbound HTTP client a route, and
+   * so a resource and a one-second window, of its own.
+   */
+  @GetMapping("/clients/{client}/orders/{id}")
+  String clientOrder(@PathVariable("id") String id) {
+    return "order " + id;
+  }
+
   @GetMapping("/work")
   String work() throws InterruptedException {
     workCalls.incrementAndGet();

@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * Measures what a held long-poll costs the server's heap: many raw HTTP/1.1 connections each hold a
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>More polls: {@code mvn -pl sluice-server verify -Dit.test=HeldPollFootprintIT
  * -Dsluice.footprint.polls=8000} (each poll takes two file descriptors in this one JVM).
  */
+@Isolated // it measures this JVM's heap: nothing else may run beside it
 class HeldPollFootprintIT {
   static final int POLLS = Integer.getInteger("sluice.footprint.polls", 3_000);
 
