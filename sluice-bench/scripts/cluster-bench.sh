@@ -19,10 +19,7 @@ seconds="${2:-20}"
 cpus_nodes="${CPUS_NODES:-0}"
 cpus_driver="${CPUS_DRIVER:-1}"
 port="${PORT:-28848}"
-jar="$root/sluice-bench/target/benchmarks.jar"
 case "$through" in follower | leader | standalone) ;; *) echo "follower, leader or standalone, not $through" >&2; exit 2 ;; esac
-[ -f "$jar" ] || { echo "build first: mvn -B -q -pl sluice-server,sluice-bench -am package -DskipTests" >&2; exit 1; }
-work="$(mktemp -d -t sluice-cluster-bench.XXXXXX)"
 source "$root/sluice-bench/scripts/cluster-lib.sh"
 if [ "$through" = standalone ]; then start_standalone; else start_cluster; fi
 target="$leader"

@@ -15,9 +15,6 @@ services="${4:-1000}"
 cpus_nodes="${CPUS_NODES:-0}"
 cpus_driver="${CPUS_DRIVER:-1}"
 port="${PORT:-28848}"
-jar="$root/sluice-bench/target/benchmarks.jar"
-[ -f "$jar" ] || { echo "build first: mvn -B -q -pl sluice-server,sluice-bench -am package -DskipTests" >&2; exit 1; }
-work="$(mktemp -d -t sluice-cluster-connections.XXXXXX)"
 source "$root/sluice-bench/scripts/cluster-lib.sh"
 start_cluster
 target="127.0.0.1"

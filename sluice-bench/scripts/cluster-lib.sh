@@ -3,6 +3,11 @@
 # three, on a fresh data directory under $work; every node is pinned to $cpus_nodes. After
 # start_cluster: pids (one per node), leader (its address, 127.0.0.N), and every node is ready.
 # stop_cluster (SIGTERM, then wait) runs on exit. start_standalone starts node 1 alone instead.
+# Sourcing it also checks for the benchmarks jar ($jar) and makes the run's directory ($work,
+# named after the script), where the nodes' data and logs go.
+jar="$root/sluice-bench/target/benchmarks.jar"
+[ -f "$jar" ] || { echo "build first: mvn -B -q -pl sluice-server,sluice-bench -am package -DskipTests" >&2; exit 1; }
+work="$(mktemp -d -t "sluice-$(basename "$0" .sh).XXXXXX")"
 pids=()
 
 start_cluster() {

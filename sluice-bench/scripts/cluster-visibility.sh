@@ -14,9 +14,6 @@ gap="${2:-20}"
 cpus_nodes="${CPUS_NODES:-0-1}"
 cpus_driver="${CPUS_DRIVER:-0-1}"
 port="${PORT:-28848}"
-jar="$root/sluice-bench/target/benchmarks.jar"
-[ -f "$jar" ] || { echo "build first: mvn -B -q -pl sluice-server,sluice-bench -am package -DskipTests" >&2; exit 1; }
-work="$(mktemp -d -t sluice-cluster-visibility.XXXXXX)"
 source "$root/sluice-bench/scripts/cluster-lib.sh"
 start_cluster
 echo "cluster up: leader $leader; nodes on CPUs $cpus_nodes, driver on $cpus_driver; logs in $work"
