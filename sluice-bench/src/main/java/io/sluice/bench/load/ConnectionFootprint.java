@@ -40,7 +40,18 @@ public final class ConnectionFootprint {
 
   private ConnectionFootprint() {}
 
-  public static void main(String[] args) throws Exception {
+  public static void main(String[] args) {
+    // The lean transport's threads would keep a failed run alive: end the process either way.
+    try {
+      run(args);
+    } catch (Exception e) {
+      e.printStackTrace();
+      System.exit(1);
+    }
+    System.exit(0);
+  }
+
+  private static void run(String[] args) throws Exception {
     if (args.length != 6) {
       System.err.println(
           "usage: ConnectionFootprint host:port server-pid connections registrations-per-connection"
@@ -88,7 +99,8 @@ public final class ConnectionFootprint {
       keepAlive.scheduleWithFixedDelay(
           () -> {
             for (LeanConnection connection : open) {
-              connection.call("HealthCheckRequest", Requests.healthCheck(connection.nextRequestId()));
+              connection.call(
+                  "HealthCheckRequest", Requests.healthCheck(connection.nextRequestId()));
             }
           },
           1,
