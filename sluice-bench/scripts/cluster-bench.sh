@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# A 3-node sluice-server cluster on loopback, driven by the load driver through one node.
-#   sluice-bench/scripts/cluster-bench.sh [leader|follower, default follower] [seconds, default 20]
-# Starts node N on 127.0.0.N:$PORT (default 28848; gRPC +1000, Raft -1000) with --peers naming all three, each on a
-# fresh data directory, waits until every node is ready, then runs the config and naming throughput
-# scenarios (lean driver, closed loop) through the leader or a follower. For each scenario it prints
-# the driver's JSON line (its server CPU is the driven node's only) and then the CPU seconds the
-# whole cluster (all three processes) spent during that driver run, seeding and warm-up included,
-# with the run's wall time and the 1-minute load average.
+# Throughput of a 3-node sluice-server cluster on loopback, driven by the load driver through one
+# node, and of one standalone node driven the same way.
+#   sluice-bench/scripts/cluster-bench.sh [follower|leader|standalone, default follower] [seconds, default 20]
+# Starts node N on 127.0.0.N:$PORT (default 28848; gRPC +1000, Raft -1000) with --peers naming all
+# three (standalone: node 1 alone), each on a fresh data directory, waits until every node is ready,
+# then runs the config and naming throughput scenarios (lean driver, closed loop, 64 in flight over
+# 4 connections) through a follower, the leader or the standalone node. The driver is given every
+# node's PID, so the JSON line's serverCpuSec is the CPU all nodes spent in the measured window and
+# opsPerServerCpuSec is per second of the whole cluster's CPU. A summary line per scenario follows,
+# with the 1-minute load average at its end.
 # Pinning: every node on CPUS_NODES (default 0), the driver on CPUS_DRIVER (default 1), as the
 # standalone runs in sluice-bench/README.md; on a machine with more cores give each node its own.
 # Needs sluice-bench/target/benchmarks.jar (see sluice-bench/README.md, "Build").
@@ -17,39 +19,28 @@ seconds="${2:-20}"
 cpus_nodes="${CPUS_NODES:-0}"
 cpus_driver="${CPUS_DRIVER:-1}"
 port="${PORT:-28848}"
-jar="$root/sluice-bench/target/benchmarks.jar"
-[ -f "$jar" ] || { echo "build first: mvn -B -q -pl sluice-server,sluice-bench -am package -DskipTests" >&2; exit 1; }
-work="$(mktemp -d -t sluice-cluster-bench.XXXXXX)"
+case "$through" in follower | leader | standalone) ;; *) echo "follower, leader or standalone, not $through" >&2; exit 2 ;; esac
 source "$root/sluice-bench/scripts/cluster-lib.sh"
-start_cluster
+if [ "$through" = standalone ]; then start_standalone; else start_cluster; fi
 target="$leader"
 if [ "$through" = follower ]; then
   for n in 1 2 3; do
     [ "127.0.0.$n" != "$leader" ] && { target="127.0.0.$n"; break; }
   done
 fi
-target_pid="$(pid_of "$target")"
-echo "cluster up: leader $leader, driving $target ($through); nodes on CPUs $cpus_nodes, driver on $cpus_driver; logs in $work"
-
-cluster_cpu_ticks() {
-  local total=0
-  for pid in "${pids[@]}"; do
-    # utime and stime: fields 14 and 15 of /proc/PID/stat (the command name has no spaces here).
-    total=$(( total + $(awk '{ print $14 + $15 }' "/proc/$pid/stat") ))
-  done
-  echo "$total"
-}
-
-hz=$(getconf CLK_TCK)
+all_pids="$(IFS=,; echo "${pids[*]}")"
+echo "up: leader $leader, driving $target ($through); nodes on CPUs $cpus_nodes, driver on $cpus_driver; logs in $work"
+echo "start $(date -u +%H:%M:%S) UTC, 1-min load $(cut -d' ' -f1 /proc/loadavg)"
 for scenario in config-query config-publish naming-register naming-query; do
-  before=$(cluster_cpu_ticks)
-  start=$(date +%s.%N)
   taskset -c "$cpus_driver" java -cp "$jar" io.sluice.bench.load.LoadDriver run \
-    --server "$target:$port" --server-pid "$target_pid" --client lean --scenarios "$scenario" \
-    --loop closed --duration "$seconds" --warmup 5 | grep '^{' || true
-  end=$(date +%s.%N)
-  after=$(cluster_cpu_ticks)
-  awk -v s="$scenario" -v t=$(( after - before )) -v hz="$hz" -v a="$start" -v b="$end" \
-    -v load="$(cut -d' ' -f1 /proc/loadavg)" \
-    'BEGIN { printf "%s: cluster CPU %.1f s over %.1f s of driver run; 1-min load %s\n", s, t / hz, b - a, load }'
+    --server "$target:$port" --server-pid "$all_pids" --client lean --scenarios "$scenario" \
+    --loop closed --duration "$seconds" --warmup 5 --out "$work/results.jsonl" | grep '^{' || true
 done
+echo "end $(date -u +%H:%M:%S) UTC, 1-min load $(cut -d' ' -f1 /proc/loadavg)"
+python3 - "$work/results.jsonl" "$through" <<'PY'
+import json, sys
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    print(f"{sys.argv[2]}: {r['scenario']}: {r['opsPerSec']:.0f} ops/s, p50 {r['p50Ms']} ms, p99 {r['p99Ms']} ms,"
+          f" {r['errors']} errors; all nodes {r['serverCpuSec']} CPU s -> {r['opsPerServerCpuSec']} ops per CPU-second")
+PY

@@ -13,9 +13,6 @@ instances="${1:-100000}"
 services="${2:-$(( instances / 10 ))}"
 cpus_nodes="${CPUS_NODES:-0}"
 port="${PORT:-28848}"
-jar="$root/sluice-bench/target/benchmarks.jar"
-[ -f "$jar" ] || { echo "build first: mvn -B -q -pl sluice-server,sluice-bench -am package -DskipTests" >&2; exit 1; }
-work="$(mktemp -d -t sluice-cluster-footprint.XXXXXX)"
 source "$root/sluice-bench/scripts/cluster-lib.sh"
 start_cluster
 owner="127.0.0.1"

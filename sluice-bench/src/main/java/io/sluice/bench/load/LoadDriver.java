@@ -51,7 +51,7 @@ public final class LoadDriver implements Runnable {
       java.util.logging.Logger.getLogger("com.alibaba.nacos.shaded.io.grpc");
 
   /** The official client logs every connection at INFO; only trouble is worth seeing here. */
-  private static void quietOfficialClient() {
+  static void quietOfficialClient() {
     shadedGrpcLog.setLevel(java.util.logging.Level.WARNING);
     System.setProperty("org.slf4j.simpleLogger.log.com.alibaba.nacos", "warn");
     System.setProperty(
@@ -84,8 +84,12 @@ public final class LoadDriver implements Runnable {
 
     @Option(
         names = "--server-pid",
-        description = "PID of the server process: CPU time, RSS and threads come from /proc.")
-    Long serverPid;
+        split = ",",
+        description = {
+          "PID of the server process: CPU time, RSS and threads come from /proc. A comma list",
+          "(every node of a cluster) reads them summed."
+        })
+    List<Long> serverPids;
 
     @Option(
         names = "--pin-server",
@@ -240,7 +244,10 @@ public final class LoadDriver implements Runnable {
         throw new CommandLine.ParameterException(spec.commandLine(), "--loop closed|open|both");
       }
       Settings settings = settings();
-      ProcessProbe serverProbe = serverPid == null ? null : new ProcessProbe(serverPid);
+      ProcessProbe serverProbe =
+          serverPids == null
+              ? null
+              : new ProcessProbe(serverPids.stream().mapToLong(Long::longValue).toArray());
       if (pinServer != null) {
         if (serverProbe == null) {
           throw new CommandLine.ParameterException(
@@ -256,7 +263,7 @@ public final class LoadDriver implements Runnable {
           client,
           settings.serverAddress(),
           settings.grpcPort(),
-          serverPid == null ? "unknown (no CPU/RSS figures)" : serverPid,
+          serverPids == null ? "unknown (no CPU/RSS figures)" : serverPids,
           smoke ? "smoke run" : settings.duration().toSeconds() + " s per scenario");
       Failures failures = new Failures(log);
       List<ScenarioResult> results = new ArrayList<>();

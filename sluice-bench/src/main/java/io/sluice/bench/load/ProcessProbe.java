@@ -6,18 +6,26 @@ import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Reads what Linux says a process has used: CPU time (user + system, all threads) from {@code
- * /proc/PID/stat}, resident memory and thread count from {@code /proc/PID/status}. A probe of a
- * process that is not there, or of a system without {@code /proc}, reads as unknown (-1) rather
- * than failing the run.
+ * Reads what Linux says a process (or several, summed) has used: CPU time (user + system, all
+ * threads) from {@code /proc/PID/stat}, resident memory and thread count from {@code
+ * /proc/PID/status}. A probe of a process that is not there, or of a system without {@code /proc},
+ * reads as unknown (-1) rather than failing the run.
  */
 final class ProcessProbe {
   private static final long CLOCK_TICKS_PER_SECOND = clockTicks();
 
-  private final long pid;
+  private final long[] pids;
 
   ProcessProbe(long pid) {
-    this.pid = pid;
+    this(new long[] {pid});
+  }
+
+  /** Several processes read as one (the nodes of a cluster): CPU, RSS and threads are summed. */
+  ProcessProbe(long[] pids) {
+    if (pids.length == 0) {
+      throw new IllegalArgumentException("no process to probe");
+    }
+    this.pids = pids.clone();
   }
 
   static ProcessProbe self() {
@@ -25,7 +33,7 @@ final class ProcessProbe {
   }
 
   long pid() {
-    return pid;
+    return pids[0];
   }
 
   /** One reading. {@code cpuNanos}, {@code rssBytes} and {@code threads} are -1 when unknown. */
@@ -39,10 +47,21 @@ final class ProcessProbe {
   }
 
   Sample sample() {
-    return new Sample(cpuNanos(), statusValue("VmRSS:") * 1024, (int) statusValue("Threads:"));
+    long cpu = 0;
+    long rss = 0;
+    int threads = 0;
+    for (long pid : pids) {
+      long c = cpuNanos(pid);
+      long r = statusValue(pid, "VmRSS:");
+      long t = statusValue(pid, "Threads:");
+      cpu = c < 0 || cpu < 0 ? -1 : cpu + c;
+      rss = r < 0 || rss < 0 ? -1 : rss + r * 1024;
+      threads = t < 0 || threads < 0 ? -1 : threads + (int) t;
+    }
+    return new Sample(cpu, rss, threads);
   }
 
-  private long cpuNanos() {
+  private static long cpuNanos(long pid) {
     try {
       String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
       // The command name (field 2) is in parentheses and may contain spaces: count from after it.
@@ -55,7 +74,7 @@ final class ProcessProbe {
   }
 
   /** A {@code kB} or count value of {@code /proc/PID/status}, -1 when unknown. */
-  private long statusValue(String key) {
+  private static long statusValue(long pid, String key) {
     try {
       for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
         if (line.startsWith(key)) {
@@ -88,13 +107,15 @@ final class ProcessProbe {
    * {@code 0-1}); threads it starts later inherit the mask from their creator.
    */
   void pin(String cpus) throws IOException, InterruptedException {
-    Process taskset =
-        new ProcessBuilder("taskset", "-a", "-p", "-c", cpus, Long.toString(pid))
-            .redirectErrorStream(true)
-            .start();
-    String out = new String(taskset.getInputStream().readAllBytes());
-    if (!taskset.waitFor(10, TimeUnit.SECONDS) || taskset.exitValue() != 0) {
-      throw new IOException("taskset -a -p -c " + cpus + " " + pid + " failed: " + out.trim());
+    for (long pid : pids) {
+      Process taskset =
+          new ProcessBuilder("taskset", "-a", "-p", "-c", cpus, Long.toString(pid))
+              .redirectErrorStream(true)
+              .start();
+      String out = new String(taskset.getInputStream().readAllBytes());
+      if (!taskset.waitFor(10, TimeUnit.SECONDS) || taskset.exitValue() != 0) {
+        throw new IOException("taskset -a -p -c " + cpus + " " + pid + " failed: " + out.trim());
+      }
     }
   }
 }

@@ -1,8 +1,9 @@
 package io.sluice.server.naming;
 
+import io.sluice.server.clock.ServerClock;
 import io.sluice.server.replication.CommandFormat;
 import io.sluice.server.replication.LengthPrefixedString;
-import io.sluice.server.replication.ReplicatedState;
+import io.sluice.server.replication.PreviewedState;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -11,9 +12,12 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,10 +40,26 @@ import org.slf4j.LoggerFactory;
  * but the one named ("" keeps none). Snapshot section, format 1: {@code int format, int count},
  * then per entry node, incarnation, owner, service, instances.
  *
- * <p>Concurrency: apply and snapshots run on the apply thread; {@link #entries} is a concurrent map
- * so {@link EphemeralSync} may compare it with the registry from another thread.
+ * <p><b>Previews.</b> Another node's publication is listed as soon as its batch is in this node's
+ * log ({@link #preview}), not when it commits: a subscriber here sees it without waiting for the
+ * leader's and a follower's fsync and the commit round (the owner acknowledged its client before
+ * any of that anyway). What the registry lists for an entry is its newest preview if there is one,
+ * else its committed list ({@link #entries}); the commit of that publication, or of a newer one,
+ * replaces the preview. A committed publication of the same proposer and an older batch leaves a
+ * newer preview listed (so the list never steps back to an older one), and any other replaces it. A
+ * preview whose batch never commits (a new leader truncated it) is replaced by the owner's next
+ * publication (its reconciliation republishes what the committed copy lacks within {@link
+ * EphemeralSync#RECONCILE_MILLIS}), cleared by a drop of its node, and withdrawn after {@link
+ * #PREVIEW_EXPIRY_MILLIS} at the latest. Previews never reach {@link #entries}, snapshots or
+ * outcomes, so every replica's committed state stays identical.
+ *
+ * <p>Concurrency: apply and snapshots run on the apply thread, previews on Ratis's threads, expiry
+ * on the scheduler; each changes {@link #previews} and the registry's remote lists only while
+ * holding {@link #previews}, so a preview and the commit of the same entry cannot interleave.
+ * {@link #entries} is a concurrent map so {@link EphemeralSync} may compare it with the registry
+ * from another thread.
  */
-final class EphemeralStore implements ReplicatedState {
+final class EphemeralStore implements PreviewedState {
   static final String NAME = "ephemeral";
   static final int FORMAT = 2;
   private static final int SNAPSHOT_FORMAT = 1;
@@ -47,6 +67,13 @@ final class EphemeralStore implements ReplicatedState {
   private static final byte DROP = 2;
   private static final int MAX_STRING_BYTES = 1 << 20;
   private static final Logger log = LoggerFactory.getLogger(EphemeralStore.class);
+
+  /** How long a preview may wait for its commit before it is withdrawn: past any election. */
+  static final long PREVIEW_EXPIRY_MILLIS = 30_000;
+
+  /** A publication listed before it committed: from which batch, and since when. */
+  private record Preview(
+      long proposerId, long sequence, List<Instance> instances, long previewedAtNanos) {}
 
   /** One owner's instances in one service, of one incarnation of one node. */
   record Entry(String node, String incarnation, String owner, ServiceKey service) {
@@ -56,12 +83,18 @@ final class EphemeralStore implements ReplicatedState {
   }
 
   private final ServiceRegistry registry;
+  private final ServerClock clock;
   private final String selfNode;
   private final String selfIncarnation;
   private final Map<Entry, List<Instance>> entries = new ConcurrentHashMap<>();
 
-  EphemeralStore(ServiceRegistry registry, String selfNode, String selfIncarnation) {
+  /** Listed, not yet committed; guarded by itself (see the class comment). */
+  private final Map<Entry, Preview> previews = new HashMap<>();
+
+  EphemeralStore(
+      ServiceRegistry registry, ServerClock clock, String selfNode, String selfIncarnation) {
     this.registry = registry;
+    this.clock = clock;
     this.selfNode = selfNode;
     this.selfIncarnation = selfIncarnation;
   }
@@ -97,22 +130,68 @@ final class EphemeralStore implements ReplicatedState {
   }
 
   @Override
-  public Object apply(ByteBuffer command, long logIndex) {
+  public void preview(ByteBuffer command, long proposerId, long sequence) {
     try {
-      CommandFormat.readHeader(command, FORMAT);
-      byte[] bytes = new byte[command.remaining()];
-      command.get(bytes);
-      DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes));
+      DataInputStream in = open(command);
+      if (in.readByte() != PUBLISH) {
+        return; // drops wait for their commit
+      }
+      Entry entry = readEntry(in);
+      if (isSelf(entry)) {
+        return;
+      }
+      List<Instance> instances = readInstances(in);
+      synchronized (previews) {
+        Preview shown = previews.get(entry);
+        if (shown != null && shown.proposerId() == proposerId && shown.sequence() > sequence) {
+          return;
+        }
+        previews.put(entry, new Preview(proposerId, sequence, instances, clock.nanoTime()));
+        list(entry, instances);
+      }
+    } catch (IOException | RuntimeException e) {
+      // Not listed early; its apply decides (and reports) once it commits.
+      log.debug("ephemeral command not previewed: {}", e.toString());
+    }
+  }
+
+  @Override
+  public Object apply(ByteBuffer command, long logIndex) {
+    return apply(command, logIndex, 0, 0);
+  }
+
+  @Override
+  public Object apply(ByteBuffer command, long logIndex, long proposerId, long sequence) {
+    try {
+      DataInputStream in = open(command);
       byte op = in.readByte();
       if (op == PUBLISH) {
         Entry entry = readEntry(in);
-        put(entry, readInstances(in));
+        List<Instance> instances = readInstances(in);
+        synchronized (previews) {
+          Preview shown = previews.get(entry);
+          if (shown != null && shown.proposerId() == proposerId && shown.sequence() > sequence) {
+            store(entry, instances); // a newer publication is listed already; it commits next
+          } else {
+            previews.remove(entry);
+            put(entry, instances);
+          }
+        }
       } else if (op == DROP) {
         String node = LengthPrefixedString.read(in, MAX_STRING_BYTES);
         String keep = LengthPrefixedString.read(in, MAX_STRING_BYTES);
-        for (Entry entry : List.copyOf(entries.keySet())) {
-          if (entry.node().equals(node) && !entry.incarnation().equals(keep)) {
-            put(entry, List.of());
+        synchronized (previews) {
+          for (Iterator<Entry> it = previews.keySet().iterator(); it.hasNext(); ) {
+            Entry entry = it.next();
+            if (entry.node().equals(node) && !entry.incarnation().equals(keep)) {
+              it.remove();
+              list(entry, entries.getOrDefault(entry, List.of()));
+            }
+          }
+          for (Entry entry : List.copyOf(entries.keySet())) {
+            if (entry.node().equals(node) && !entry.incarnation().equals(keep)) {
+              put(entry, List.of());
+            }
           }
         }
       } else {
@@ -122,6 +201,35 @@ final class EphemeralStore implements ReplicatedState {
     } catch (IOException e) {
       log.warn("unreadable ephemeral command at log index {}; skipped: {}", logIndex, e.toString());
       return NamingOutcome.APPLIED;
+    }
+  }
+
+  /**
+   * Withdraws previews listed for longer than {@link #PREVIEW_EXPIRY_MILLIS} (their batch never
+   * committed): the registry lists the committed copy of their entries again.
+   */
+  void withdrawExpiredPreviews() {
+    long now = clock.nanoTime();
+    long expiry = TimeUnit.MILLISECONDS.toNanos(PREVIEW_EXPIRY_MILLIS);
+    synchronized (previews) {
+      for (Iterator<Map.Entry<Entry, Preview>> it = previews.entrySet().iterator();
+          it.hasNext(); ) {
+        Map.Entry<Entry, Preview> shown = it.next();
+        if (now - shown.getValue().previewedAtNanos() >= expiry) {
+          it.remove();
+          log.info(
+              "withdrew the ephemeral instances of {} listed before a commit that never came",
+              shown.getKey());
+          list(shown.getKey(), entries.getOrDefault(shown.getKey(), List.of()));
+        }
+      }
+    }
+  }
+
+  /** Entries listed from a preview, not (yet) from their commit. */
+  int previewCount() {
+    synchronized (previews) {
+      return previews.size();
     }
   }
 
@@ -159,24 +267,42 @@ final class EphemeralStore implements ReplicatedState {
       throw new IOException(
           "ephemeral snapshot format " + format + " is not one this server reads");
     }
-    for (Entry entry : List.copyOf(entries.keySet())) {
-      put(entry, List.of());
-    }
-    int count = in.readInt();
-    for (int i = 0; i < count; i++) {
-      put(readEntry(in), readInstances(in));
+    synchronized (previews) {
+      for (Entry entry : previews.keySet()) {
+        list(entry, List.of());
+      }
+      previews.clear();
+      for (Entry entry : List.copyOf(entries.keySet())) {
+        put(entry, List.of());
+      }
+      int count = in.readInt();
+      for (int i = 0; i < count; i++) {
+        put(readEntry(in), readInstances(in));
+      }
     }
   }
 
-  /** Replaces an entry and mirrors it into the registry, unless it is this node's own. */
+  /** Replaces an entry and mirrors it into the registry. Callers hold {@link #previews}. */
   private void put(Entry entry, List<Instance> instances) {
+    store(entry, instances);
+    list(entry, instances);
+  }
+
+  private void store(Entry entry, List<Instance> instances) {
     if (instances.isEmpty()) {
       entries.remove(entry);
     } else {
       entries.put(entry, instances);
     }
+  }
+
+  /**
+   * What the registry lists for an entry, unless it is this node's own (local state here;
+   * EphemeralSync keeps the copy in step). Callers hold {@link #previews}.
+   */
+  private void list(Entry entry, List<Instance> instances) {
     if (isSelf(entry)) {
-      return; // local state here; EphemeralSync keeps the copy in step
+      return;
     }
     try {
       registry.publishAll(entry.remoteOwner(), entry.service(), instances);
@@ -185,6 +311,14 @@ final class EphemeralStore implements ReplicatedState {
       // would have met here, decided from replicated state alone.
       log.debug("ephemeral instances of {} not listed: {}", entry, e.getMessage());
     }
+  }
+
+  private static DataInputStream open(ByteBuffer command) throws IOException {
+    ByteBuffer copy = command.duplicate();
+    CommandFormat.readHeader(copy, FORMAT);
+    byte[] bytes = new byte[copy.remaining()];
+    copy.get(bytes);
+    return new DataInputStream(new ByteArrayInputStream(bytes));
   }
 
   private static Entry readEntry(DataInputStream in) throws IOException {

@@ -28,6 +28,9 @@ import org.slf4j.LoggerFactory;
  *       the registry and whatever differs is published again: this repairs a write whose outcome
  *       was unknown, a reordering after a leader change, and this node's instances having been
  *       dropped while it was cut off. Earlier incarnations of this node are dropped.
+ *   <li>Other nodes list a publication as soon as its batch is in their log (see {@link
+ *       EphemeralStore}'s previews); reconciliation also withdraws previews whose batch never
+ *       committed.
  *   <li>On the leader, every incarnation of a node that has not answered for the owner timeout (or
  *       is no longer a member) is dropped, so what a dead node owned disappears everywhere within
  *       the owner timeout plus an election.
@@ -151,6 +154,7 @@ final class EphemeralSync implements AutoCloseable {
 
   /** Marks what differs between the registry and the replicated copy; drops what must go. */
   void reconcile() {
+    store.withdrawExpiredPreviews();
     Map<EphemeralStore.Entry, List<Instance>> replicated = store.entries();
     Set<String> otherIncarnationsOfSelf = new HashSet<>();
     Set<String> nodesWithEntries = new HashSet<>();

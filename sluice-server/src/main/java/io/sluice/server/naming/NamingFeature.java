@@ -108,7 +108,7 @@ public final class NamingFeature implements AutoCloseable {
     this.service = new NamingService(registry, pushes, beats, writes);
     if (cluster.isPresent()) {
       Cluster c = cluster.get();
-      this.ephemeralStore = new EphemeralStore(registry, c.selfNode(), c.incarnation());
+      this.ephemeralStore = new EphemeralStore(registry, clock, c.selfNode(), c.incarnation());
       this.ephemeralSync =
           new EphemeralSync(
               registry,

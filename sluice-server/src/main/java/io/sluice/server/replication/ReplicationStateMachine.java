@@ -14,6 +14,7 @@ import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentSkipListMap;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
 import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftGroupId;
@@ -40,6 +41,12 @@ import org.slf4j.LoggerFactory;
  * thread (StateMachineUpdater), in log order, so states see one caller at a time and a snapshot
  * sees no apply in progress. {@link #initialize} and {@link #reinitialize} run before applies start
  * or while they are paused. Counters are written only by the apply thread and read by any.
+ *
+ * <p>{@link PreviewedState}s are also shown each batch before it commits ({@link #previewBatch}):
+ * on the leader from {@link #preAppendTransaction} (called in log order, just before the entry is
+ * appended), on a follower from {@link #startTransaction(LogEntryProto, RaftPeerRole)} (called as
+ * the leader's append is added to the log, before it is flushed; or, for an entry this node did not
+ * receive that way, such as one replayed at start, just before its apply).
  *
  * <p>A state that throws does not stop replication: the command's future fails with {@link
  * StateApplyException} and the next command is applied. An entry that is not a batch this code can
@@ -75,6 +82,13 @@ final class ReplicationStateMachine extends BaseStateMachine {
   private final List<ReplicatedState> states;
   private final Map<String, ReplicatedState> statesByName;
   private final ByteBuffer[] stateNames;
+
+  /** The state at the same position as in {@link #stateNames} if it previews, else null. */
+  private final PreviewedState[] previewed;
+
+  /** Whether any state previews: when none does, batches are not decoded before they commit. */
+  private final boolean anyPreviewed;
+
   private final long localProposerId;
   private final Listener listener;
   private final SnapshotDirectory snapshots = new SnapshotDirectory();
@@ -124,11 +138,18 @@ final class ReplicationStateMachine extends BaseStateMachine {
     this.states = List.copyOf(states);
     this.statesByName = new LinkedHashMap<>();
     this.stateNames = new ByteBuffer[states.size()];
+    this.previewed = new PreviewedState[states.size()];
+    boolean anyPreview = false;
     for (int i = 0; i < states.size(); i++) {
       ReplicatedState state = states.get(i);
       statesByName.put(state.name(), state);
       stateNames[i] = ByteBuffer.wrap(state.name().getBytes(StandardCharsets.UTF_8));
+      if (state instanceof PreviewedState p) {
+        previewed[i] = p;
+        anyPreview = true;
+      }
     }
+    this.anyPreviewed = anyPreview;
     this.localProposerId = localProposerId;
     this.listener = listener;
   }
@@ -161,6 +182,25 @@ final class ReplicationStateMachine extends BaseStateMachine {
   @Override
   public SnapshotInfo getLatestSnapshot() {
     return snapshots.getLatestSnapshot();
+  }
+
+  /** The leader: a batch is about to be appended to its log. */
+  @Override
+  public TransactionContext preAppendTransaction(TransactionContext transaction)
+      throws IOException {
+    if (anyPreviewed) {
+      previewBatch(transaction.getStateMachineLogEntry().getLogData().asReadOnlyByteBuffer());
+    }
+    return super.preAppendTransaction(transaction);
+  }
+
+  /** A follower: the leader's entry is being added to this node's log (or is about to apply). */
+  @Override
+  public TransactionContext startTransaction(LogEntryProto entry, RaftPeerRole role) {
+    if (anyPreviewed && entry.hasStateMachineLogEntry()) {
+      previewBatch(entry.getStateMachineLogEntry().getLogData().asReadOnlyByteBuffer());
+    }
+    return super.startTransaction(entry, role);
   }
 
   @Override
@@ -357,7 +397,9 @@ final class ReplicationStateMachine extends BaseStateMachine {
     int position = 0;
     long failed = 0;
     while (batch.next()) {
-      Object outcome = applyCommand(batch.stateName(), batch.command(), index);
+      Object outcome =
+          applyCommand(
+              batch.stateName(), batch.command(), index, batch.proposerId(), batch.sequence());
       if (outcome instanceof ApplyFailure) {
         failed++;
       }
@@ -374,7 +416,36 @@ final class ReplicationStateMachine extends BaseStateMachine {
     }
   }
 
-  private Object applyCommand(ByteBuffer stateName, ByteBuffer command, long index) {
+  /**
+   * Shows the previewed states their commands of a batch not yet committed. Runs on Ratis's threads
+   * (under its log lock), so it only decodes and hands over; nothing it meets may fail the append:
+   * an unreadable batch is left to {@link #applyTransaction}, which stops on it.
+   */
+  private void previewBatch(ByteBuffer data) {
+    try {
+      CommandBatch.Reader batch = CommandBatch.read(data);
+      while (batch.next()) {
+        PreviewedState state = previewedNamed(batch.stateName());
+        if (state != null) {
+          state.preview(batch.command(), batch.proposerId(), batch.sequence());
+        }
+      }
+    } catch (RuntimeException e) {
+      log.debug("batch not previewed; it is applied if it commits", e);
+    }
+  }
+
+  private PreviewedState previewedNamed(ByteBuffer name) {
+    for (int i = 0; i < stateNames.length; i++) {
+      if (previewed[i] != null && stateNames[i].equals(name)) {
+        return previewed[i];
+      }
+    }
+    return null;
+  }
+
+  private Object applyCommand(
+      ByteBuffer stateName, ByteBuffer command, long index, long proposerId, long sequence) {
     ReplicatedState state = stateNamed(stateName);
     if (state == null) {
       String name = StandardCharsets.UTF_8.decode(stateName.duplicate()).toString();
@@ -385,7 +456,9 @@ final class ReplicationStateMachine extends BaseStateMachine {
           new StateApplyException("no replicated state named '" + name + "' on this node", null));
     }
     try {
-      return state.apply(command, index);
+      return state instanceof PreviewedState p
+          ? p.apply(command, index, proposerId, sequence)
+          : state.apply(command, index);
     } catch (UnknownFormatException e) {
       throw e;
     } catch (RuntimeException | StackOverflowError e) {

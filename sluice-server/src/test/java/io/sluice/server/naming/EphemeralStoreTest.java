@@ -8,6 +8,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -15,8 +16,9 @@ import org.junit.jupiter.api.Test;
 class EphemeralStoreTest {
   private static final ServiceKey ORDERS = ServiceKey.of("public", "DEFAULT_GROUP", "orders");
 
-  private final ServiceRegistry registry = new ServiceRegistry(new ManualClock());
-  private final EphemeralStore store = new EphemeralStore(registry, "node-b", "inc-b");
+  private final ManualClock clock = new ManualClock();
+  private final ServiceRegistry registry = new ServiceRegistry(clock);
+  private final EphemeralStore store = new EphemeralStore(registry, clock, "node-b", "inc-b");
 
   private static Instance instance(String ip) {
     return InstanceValidator.instance(ORDERS, null, ip, 80, null, null, null, true, null, Map.of());
@@ -24,6 +26,19 @@ class EphemeralStoreTest {
 
   private void apply(byte[] command) {
     store.apply(ByteBuffer.wrap(command).asReadOnlyBuffer(), 1);
+  }
+
+  private void apply(byte[] command, long proposerId, long sequence) {
+    store.apply(ByteBuffer.wrap(command).asReadOnlyBuffer(), 1, proposerId, sequence);
+  }
+
+  private void preview(byte[] command, long proposerId, long sequence) {
+    store.preview(ByteBuffer.wrap(command).asReadOnlyBuffer(), proposerId, sequence);
+  }
+
+  private static byte[] fromNodeA(String... ips) {
+    List<Instance> instances = java.util.Arrays.stream(ips).map(ip -> instance(ip)).toList();
+    return EphemeralStore.publish("node-a", "inc-a", "conn-1", ORDERS, instances);
   }
 
   private List<String> listedIps() {
@@ -74,10 +89,92 @@ class EphemeralStoreTest {
     store.writeSnapshot(new DataOutputStream(bytes));
 
     ServiceRegistry fresh = new ServiceRegistry(new ManualClock());
-    EphemeralStore restored = new EphemeralStore(fresh, "node-c", "inc-c");
+    EphemeralStore restored = new EphemeralStore(fresh, clock, "node-c", "inc-c");
     restored.loadSnapshot(new DataInputStream(new ByteArrayInputStream(bytes.toByteArray())));
 
     assertThat(fresh.view(ORDERS).instances()).extracting(Instance::ip).containsExactly("10.0.0.1");
     assertThat(restored.entries()).hasSize(1);
+  }
+
+  @Test
+  void listsAPublicationAsSoonAsItIsInTheLogAndKeepsListingItOnceItCommits() {
+    preview(fromNodeA("10.0.0.1"), 7, 1);
+    assertThat(listedIps()).as("listed before the commit").containsExactly("10.0.0.1");
+    assertThat(store.entries()).as("the committed copy has nothing yet").isEmpty();
+
+    apply(fromNodeA("10.0.0.1"), 7, 1);
+    assertThat(listedIps()).containsExactly("10.0.0.1");
+    assertThat(store.entries()).hasSize(1);
+    assertThat(store.previewCount()).isZero();
+  }
+
+  @Test
+  void theCommitOfAnOlderBatchNeverStepsTheListBackBehindANewerPreview() {
+    preview(fromNodeA("10.0.0.1"), 7, 1);
+    preview(fromNodeA(), 7, 2); // the instance went away again, not committed yet
+
+    apply(fromNodeA("10.0.0.1"), 7, 1);
+    assertThat(listedIps()).as("still the newer preview").isEmpty();
+    assertThat(store.entries()).as("the committed copy follows the log").hasSize(1);
+
+    apply(fromNodeA(), 7, 2);
+    assertThat(listedIps()).isEmpty();
+    assertThat(store.entries()).isEmpty();
+    assertThat(store.previewCount()).isZero();
+  }
+
+  @Test
+  void aCommitFromAnotherProposerReplacesAPreview() {
+    preview(fromNodeA("10.0.0.1"), 7, 9);
+    apply(fromNodeA("10.0.0.2"), 8, 1);
+    assertThat(listedIps()).containsExactly("10.0.0.2");
+    assertThat(store.previewCount()).isZero();
+  }
+
+  @Test
+  void aPreviewWhoseBatchNeverCommitsIsWithdrawnAfterTheExpiry() {
+    apply(fromNodeA("10.0.0.1"), 7, 1);
+    preview(fromNodeA("10.0.0.1", "10.0.0.2"), 7, 2);
+    assertThat(listedIps()).containsExactlyInAnyOrder("10.0.0.1", "10.0.0.2");
+
+    clock.advance(Duration.ofMillis(EphemeralStore.PREVIEW_EXPIRY_MILLIS - 1));
+    store.withdrawExpiredPreviews();
+    assertThat(listedIps()).hasSize(2);
+
+    clock.advance(Duration.ofMillis(1));
+    store.withdrawExpiredPreviews();
+    assertThat(listedIps()).as("back to the committed copy").containsExactly("10.0.0.1");
+    assertThat(store.previewCount()).isZero();
+  }
+
+  @Test
+  void droppingANodeAlsoWithdrawsWhatWasPreviewedOfIt() {
+    preview(fromNodeA("10.0.0.1"), 7, 1);
+    apply(EphemeralStore.drop("node-a", ""), 3, 1);
+    assertThat(listedIps()).isEmpty();
+    assertThat(store.previewCount()).isZero();
+  }
+
+  @Test
+  void thisNodesOwnPublicationsAreNotPreviewed() {
+    preview(
+        EphemeralStore.publish("node-b", "inc-b", "conn-9", ORDERS, List.of(instance("10.0.0.9"))),
+        7,
+        1);
+    assertThat(listedIps()).isEmpty();
+    assertThat(store.previewCount()).isZero();
+  }
+
+  @Test
+  void aPreviewNeverReachesTheSnapshot() throws Exception {
+    preview(fromNodeA("10.0.0.1"), 7, 1);
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    store.writeSnapshot(new DataOutputStream(bytes));
+
+    ServiceRegistry fresh = new ServiceRegistry(new ManualClock());
+    EphemeralStore restored = new EphemeralStore(fresh, clock, "node-c", "inc-c");
+    restored.loadSnapshot(new DataInputStream(new ByteArrayInputStream(bytes.toByteArray())));
+    assertThat(restored.entries()).isEmpty();
+    assertThat(fresh.view(ORDERS)).isNull();
   }
 }

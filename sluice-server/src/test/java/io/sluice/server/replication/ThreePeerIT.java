@@ -31,6 +31,7 @@ class ThreePeerIT {
   private final List<ReplicationPeer> peers = new ArrayList<>();
   private final RatisReplicator[] replicators = new RatisReplicator[3];
   private final KeyValueState[] states = new KeyValueState[3];
+  private final PreviewLog[] previewLogs = new PreviewLog[3];
 
   @AfterEach
   void closeAll() {
@@ -62,6 +63,19 @@ class ThreePeerIT {
     assertThat(states[(leader + 2) % 3].get("x"))
         .as("after a read barrier, the other follower has it too")
         .isEqualTo("1");
+
+    for (int i = 0; i < 5; i++) {
+      replicators[i % 2 == 0 ? follower : leader]
+          .submit(PreviewLog.NAME, new byte[] {(byte) i})
+          .get(30, TimeUnit.SECONDS);
+    }
+    for (int i = 0; i < 3; i++) {
+      replicators[i].readBarrier().get(30, TimeUnit.SECONDS);
+      assertThat(previewLogs[i].applied()).as("applied on " + peers.get(i)).hasSize(5);
+      assertThat(previewLogs[i].appliedUnpreviewed())
+          .as("every batch previewed on %s before it applied", peers.get(i))
+          .isEmpty();
+    }
 
     java.lang.management.ThreadMXBean threads =
         java.lang.management.ManagementFactory.getThreadMXBean();
@@ -166,6 +180,7 @@ class ThreePeerIT {
 
   private void start(int i) throws IOException {
     states[i] = new KeyValueState();
+    previewLogs[i] = new PreviewLog();
     replicators[i] =
         RatisReplicator.start(
             tuning
@@ -174,7 +189,7 @@ class ThreePeerIT {
                         .self(peers.get(i))
                         .peers(peers))
                 .build(),
-            List.of(states[i]));
+            List.of(states[i], previewLogs[i]));
   }
 
   private int awaitLeader(int excluded) {
@@ -220,5 +235,54 @@ class ThreePeerIT {
     try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       return socket.getLocalPort();
     }
+  }
+
+  /** Records which batches a peer previewed and applied, in order. */
+  private static final class PreviewLog implements PreviewedState {
+    static final String NAME = "preview-log";
+    private final List<String> previewed = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<String> applied = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<String> appliedUnpreviewed =
+        new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    @Override
+    public String name() {
+      return NAME;
+    }
+
+    @Override
+    public void preview(java.nio.ByteBuffer command, long proposerId, long sequence) {
+      previewed.add(proposerId + "/" + sequence + "/" + command.get(command.position()));
+    }
+
+    @Override
+    public Object apply(
+        java.nio.ByteBuffer command, long logIndex, long proposerId, long sequence) {
+      String batch = proposerId + "/" + sequence + "/" + command.get(command.position());
+      applied.add(batch);
+      if (!previewed.contains(batch)) {
+        appliedUnpreviewed.add(batch);
+      }
+      return null;
+    }
+
+    @Override
+    public Object apply(java.nio.ByteBuffer command, long logIndex) {
+      throw new AssertionError("the replicator tells a previewed state which batch it applies");
+    }
+
+    List<String> applied() {
+      return applied;
+    }
+
+    List<String> appliedUnpreviewed() {
+      return appliedUnpreviewed;
+    }
+
+    @Override
+    public void writeSnapshot(java.io.DataOutputStream out) {}
+
+    @Override
+    public void loadSnapshot(java.io.DataInputStream in) {}
   }
 }

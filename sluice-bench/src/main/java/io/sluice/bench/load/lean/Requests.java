@@ -103,6 +103,11 @@ public final class Requests {
     return end(b, "naming");
   }
 
+  /** The client's keep-alive, which the official client sends every 5 s on an idle connection. */
+  public static byte[] healthCheck(String requestId) {
+    return end(start(requestId), "internal");
+  }
+
   private static StringBuilder start(String requestId) {
     StringBuilder b = new StringBuilder(256).append("{\"headers\":{},\"requestId\":");
     return Json.quote(b, requestId);
