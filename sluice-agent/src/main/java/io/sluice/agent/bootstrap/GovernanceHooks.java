@@ -100,32 +100,65 @@ public class GovernanceHooks {
   }
 
   /**
-   * An RPC method as a resource, named as Sentinel's Dubbo adapter names it: {@code
-   * interface:method(paramType,...)}, e.g. {@code
-   * com.example.HelloService:hello(java.lang.String)}; looked up without allocating once seen. Null
-   * when nothing can govern it.
+   * An RPC call as the advice holds it: the method's resource, named as Sentinel's Dubbo adapter
+   * names it ({@code interface:method(paramType,...)}, e.g. {@code
+   * com.example.HelloService:hello(java.lang.String)}), together with its service's (the
+   * interface's name). Found by one lookup without allocating once seen; null when nothing can
+   * govern it.
+   *
+   * <p>A call then takes two permits in turn, {@link #rpcAcquireService} and {@link
+   * #rpcAcquireMethod}; a negative one means refused ({@link #rpcRefusalMessage}); an admitted call
+   * ends with {@link #rpcRelease}, which releases both.
    *
    * @param path {@link #DUBBO_PROVIDER} or {@link #DUBBO_CONSUMER}
    */
-  public Object rpcMethodResource(
-      Class<?> service, String method, Class<?>[] parameterTypes, int path) {
+  public Object rpcCall(Class<?> service, String method, Class<?>[] parameterTypes, int path) {
     return null;
   }
 
   /**
-   * An RPC service (its interface) as a resource, named by the interface's name; null when nothing
-   * can govern it.
+   * The context to make current while a provider serves {@code call} (its method as the entrance of
+   * CHAIN rules), or null when nothing needs changing; see {@link #routeContext}.
    */
-  public Object rpcServiceResource(Class<?> service, int path) {
+  public SluiceContext rpcRouteContext(Object call) {
     return null;
   }
 
   /**
-   * The message of the exception an RPC framework fails a refused call with ({@link #acquire}'s
-   * negative permit): names Sluice, the resource and the kind of rule that refused it.
+   * The first permit of an RPC call ({@link #rpcCall}): its service's rules, in the current
+   * thread's context; waits here when a pacing rule schedules the call. {@code args} are the call's
+   * arguments, for hot-parameter rules.
    */
-  public String refusalMessage(Object resource, long permit) {
+  public long rpcAcquireService(Object call, Object[] args) {
+    return UNGOVERNED;
+  }
+
+  /**
+   * The second permit of an RPC call: its method's rules. When they refuse, {@code servicePermit}
+   * (what {@link #rpcAcquireService} admitted) is released here, so a refused call holds nothing.
+   */
+  public long rpcAcquireMethod(Object call, Object[] args, long servicePermit) {
+    return UNGOVERNED;
+  }
+
+  /**
+   * The message of the exception an RPC framework fails a refused call with (one of the two permits
+   * negative): names Sluice, the kind of rule and the resource that refused it.
+   */
+  public String rpcRefusalMessage(Object call, long servicePermit, long methodPermit) {
     return "refused by Sluice";
+  }
+
+  /** The end of an admitted RPC call: releases both permits (either may be {@code 0}). */
+  public void rpcRelease(Object call, long servicePermit, long methodPermit, Throwable error) {}
+
+  /**
+   * The context of an inbound RPC call from its attachments (Dubbo's, read as they arrived): the
+   * caller's application and the lane, in the forms {@link SluiceContext#inbound} reads. Null,
+   * without allocating, when they carry neither. The map is only read.
+   */
+  public SluiceContext rpcInboundContext(java.util.Map<String, Object> attachments) {
+    return null;
   }
 
   /**
@@ -255,11 +288,11 @@ public class GovernanceHooks {
 
   /**
    * The providers a Dubbo call made in the current context may go to: among {@code routed} (what
-   * Dubbo's routers left of the consumer's providers {@code all}), those of the context's lane when
-   * it has any, else the base (untagged) ones. Precomputed per provider list; {@code routed} itself
-   * when no provider has a lane tag.
+   * Dubbo's routers left of the providers of the consumer's {@code directory}, a Dubbo {@code
+   * Directory}), those of the context's lane when it has any, else the base (untagged) ones.
+   * Precomputed per provider list; {@code routed} itself when no provider has a lane tag.
    */
-  public List<?> rpcLaneInvokers(List<?> routed, List<?> all) {
+  public List<?> rpcLaneInvokers(List<?> routed, Object directory) {
     return routed;
   }
 

@@ -20,7 +20,9 @@ package io.sluice.agent.bootstrap;
  *
  * <p>Origin: the calling application's name, from {@code x-sluice-origin} (which every governed
  * application sends) or Sentinel's {@code S-user}. A context with an origin only (the common case
- * between governed applications) is shared per origin, so such requests allocate no context.
+ * between governed applications) is shared per origin, and one with an origin and a lane that
+ * arrived as {@code x-sluice-lane} alone is shared per origin and lane, so such requests allocate
+ * no context.
  */
 public final class SluiceContext {
   private static final ThreadLocal<SluiceContext> CURRENT = new ThreadLocal<>();
@@ -36,6 +38,7 @@ public final class SluiceContext {
 
   // Contexts that carry only an origin, shared per origin (immutable values, so sharing is safe).
   private static final int MAX_SHARED_ORIGINS = 1024;
+  private static final int MAX_SHARED_LANES = 64;
   private static final java.util.concurrent.ConcurrentHashMap<String, SluiceContext> BY_ORIGIN =
       new java.util.concurrent.ConcurrentHashMap<>();
 
@@ -53,6 +56,11 @@ public final class SluiceContext {
   // For a context shared per origin: its variants per entrance (CHAIN rules), so serving a route
   // for a governed caller allocates nothing either; bounded by the routes, capped all the same.
   private volatile java.util.concurrent.ConcurrentHashMap<String, SluiceContext> byEntrance;
+  // For a context shared per origin: its variants per lane (arrived as x-sluice-lane alone, as
+  // between governed applications), so a call in a lane from a governed caller allocates no context
+  // (and builds its outbound headers once). Lanes are a handful; the cap keeps a client that sends
+  // made-up tags with a made-up origin from filling memory (the origins are capped too).
+  private volatile java.util.concurrent.ConcurrentHashMap<String, SluiceContext> byLane;
   // Outbound headers for this context (lane forms, then the sender's own), computed on first use
   // for a given set of own headers; racy but idempotent.
   private String[] outboundHeaders;
@@ -128,6 +136,32 @@ public final class SluiceContext {
     return routed;
   }
 
+  /**
+   * This origin-only context with {@code lane} (in its {@code x-sluice-lane} form only), shared per
+   * lane when this context is the origin's shared one.
+   */
+  private SluiceContext withSharedLane(String lane) {
+    java.util.concurrent.ConcurrentHashMap<String, SluiceContext> variants = byLane;
+    if (variants != null) {
+      SluiceContext known = variants.get(lane);
+      if (known != null) {
+        return known;
+      }
+    }
+    SluiceContext laned = new SluiceContext(origin, lane, 0, null, null);
+    if (entrance == null && this.lane == null && BY_ORIGIN.get(origin) == this) {
+      if (variants == null) {
+        variants = new java.util.concurrent.ConcurrentHashMap<>();
+        byLane = variants;
+      }
+      if (variants.size() < MAX_SHARED_LANES) {
+        SluiceContext raced = variants.putIfAbsent(lane, laned);
+        return raced == null ? laned : raced;
+      }
+    }
+    return laned;
+  }
+
   /** A context holding only an entrance, for a request that arrived without origin and lane. */
   public static SluiceContext ofEntrance(String entrance) {
     return entrance == null ? null : new SluiceContext(null, null, 0, null, entrance);
@@ -163,6 +197,9 @@ public final class SluiceContext {
     }
     if (lane == null && forms == 0) {
       return ofOrigin(origin);
+    }
+    if (forms == 0 && !isBlank(origin)) {
+      return ofOrigin(origin).withSharedLane(lane);
     }
     return new SluiceContext(
         isBlank(origin) ? null : origin, lane, forms, fromBaggage == null ? null : baggage, null);

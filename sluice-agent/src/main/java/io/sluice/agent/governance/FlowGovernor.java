@@ -162,29 +162,60 @@ public final class FlowGovernor extends GovernanceHooks implements RuleSink {
   }
 
   @Override
-  public Object rpcMethodResource(
-      Class<?> service, String method, Class<?>[] parameterTypes, int path) {
-    RpcResources table = rpcTable(service, method, path);
-    return table == null ? null : table.method(service, method, parameterTypes);
+  public Object rpcCall(Class<?> service, String method, Class<?>[] parameterTypes, int path) {
+    if (service == null || method == null || path < 0 || path >= rpc.length) {
+      return null;
+    }
+    RpcResources table = rpc[path];
+    return table == null ? null : table.call(service, method, parameterTypes);
   }
 
   @Override
-  public Object rpcServiceResource(Class<?> service, int path) {
-    RpcResources table = rpcTable(service, "", path);
-    return table == null ? null : table.service(service);
-  }
-
-  private RpcResources rpcTable(Class<?> service, String method, int path) {
-    return service == null || method == null || path < 0 || path >= rpc.length ? null : rpc[path];
+  public SluiceContext rpcRouteContext(Object call) {
+    return routeContext(((RpcCall) call).method);
   }
 
   @Override
-  public String refusalMessage(Object resource, long permit) {
-    RuleKind kind = Permit.blockedBy(permit);
+  public long rpcAcquireService(Object call, Object[] args) {
+    GovernedResource service = ((RpcCall) call).service;
+    return service == null ? UNGOVERNED : acquire(service, args, null, SERVLET_REQUEST);
+  }
+
+  @Override
+  public long rpcAcquireMethod(Object call, Object[] args, long servicePermit) {
+    RpcCall rpcCall = (RpcCall) call;
+    long permit = acquire(rpcCall.method, args, null, SERVLET_REQUEST);
+    if (permit < 0 && servicePermit > 0) {
+      rpcCall.service.flow.release(servicePermit, false);
+    }
+    return permit;
+  }
+
+  @Override
+  public String rpcRefusalMessage(Object call, long servicePermit, long methodPermit) {
+    RpcCall rpcCall = (RpcCall) call;
+    boolean byService = servicePermit < 0;
+    RuleKind kind = Permit.blockedBy(byService ? servicePermit : methodPermit);
     return "refused by Sluice: "
         + (kind == null ? "a" : kind.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'))
         + " rule on "
-        + ((GovernedResource) resource).name;
+        + (byService ? rpcCall.service : rpcCall.method).name;
+  }
+
+  @Override
+  public void rpcRelease(Object call, long servicePermit, long methodPermit, Throwable error) {
+    RpcCall rpcCall = (RpcCall) call;
+    if (methodPermit > 0) {
+      rpcCall.method.flow.release(methodPermit, error != null);
+    }
+    if (servicePermit > 0) {
+      rpcCall.service.flow.release(servicePermit, error != null);
+    }
+  }
+
+  @Override
+  public SluiceContext rpcInboundContext(Map<String, Object> attachments) {
+    return DubboAttachments.contextOf(attachments);
   }
 
   @Override
@@ -354,8 +385,8 @@ public final class FlowGovernor extends GovernanceHooks implements RuleSink {
   }
 
   @Override
-  public List<?> rpcLaneInvokers(List<?> routed, List<?> all) {
-    return lanes.laneInvokers(routed, all);
+  public List<?> rpcLaneInvokers(List<?> routed, Object directory) {
+    return lanes.laneInvokers(routed, directory);
   }
 
   @Override

@@ -26,6 +26,8 @@ public final class LaneGovernance {
   private final LaneRouter<Object> dubboRouter;
   private final RequestReaders readers;
   private final LoadBalancerCaches loadBalancerCaches;
+  private final java.util.concurrent.atomic.AtomicBoolean copyingDirectoryReported =
+      new java.util.concurrent.atomic.AtomicBoolean();
   private volatile Lanes lanes = Lanes.NONE;
 
   /**
@@ -98,13 +100,33 @@ public final class LaneGovernance {
 
   /**
    * The Dubbo providers a call in the current context may go to, among those Dubbo's own routers
-   * left ({@code routed}, a subset of the consumer's provider list {@code all}). The split of
-   * {@code all} by tag is precomputed per list; a call only looks it up, and returns {@code routed}
-   * itself when no provider has a tag. Only when Dubbo's routers narrowed the list (its tag or
-   * condition routers, a disabled provider) is the lane's share of it collected per call.
+   * left ({@code routed}, a subset of the providers of the consumer's {@code directory}). The split
+   * of the directory's list by tag is precomputed per list ({@link DubboDirectories} reads it
+   * without copying); a call only looks it up, and returns {@code routed} itself when no provider
+   * has a tag. Only when Dubbo's routers narrowed the list (its tag or condition routers, a
+   * disabled provider) is the lane's share of it collected per call.
    */
+  List<?> laneInvokers(List<?> routed, Object directory) {
+    if (routed == null || routed.isEmpty()) {
+      return routed;
+    }
+    List<?> all = DubboDirectories.providersOf(directory);
+    if (all == null || all.isEmpty()) {
+      return routed;
+    }
+    if (DubboDirectories.copies(directory) && copyingDirectoryReported.compareAndSet(false, true)) {
+      log.info(
+          "Dubbo directory "
+              + directory.getClass().getName()
+              + " hands out a copy of its providers on every call: their lane split is computed"
+              + " per call");
+    }
+    return laneInvokersAmong(routed, all);
+  }
+
+  /** {@link #laneInvokers(List, Object)} with the directory's providers {@code all}. */
   @SuppressWarnings("unchecked")
-  List<?> laneInvokers(List<?> routed, List<?> all) {
+  List<?> laneInvokersAmong(List<?> routed, List<?> all) {
     if (routed == null || routed.isEmpty() || all == null || all.isEmpty()) {
       return routed;
     }

@@ -1,22 +1,30 @@
 package io.sluice.agent.governance;
 
+import java.util.Arrays;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
 /**
- * The resources of RPC calls on one path, found by what the framework hands the call site (the
- * service interface, the method name, the parameter types) without building their names: a service
- * is found by its class ({@link ClassValue}), a method by name and then by comparing its parameter
- * types by identity. Names are Sentinel's Dubbo adapter's: the interface's name for the service,
- * {@code interface:method(type,type)} for a method ({@link Class#getName()} of each type).
+ * The calls of one RPC path, found by what the framework hands the call site (the service
+ * interface, the method name, the parameter types) without building their names: a service is found
+ * by its class ({@link ClassValue}), a method by name and then by comparing its parameter types by
+ * identity. One lookup gives both resources of a call ({@link RpcCall}). Names are Sentinel's Dubbo
+ * adapter's: the interface's name for the service, {@code interface:method(type,type)} for a method
+ * ({@link Class#getName()} of each type).
  *
  * <p>Concurrency: lookups are lock-free; a new method is added under the service's lock by copying
  * its overload array, so a reader sees either the old or the new array. {@code create} is the
- * governor's bounded by-name table: when it is full it answers null, nothing is cached, and the
- * call stays ungoverned.
+ * governor's bounded by-name table: when it is full it answers null and the method stays
+ * ungoverned. Up to {@link #MAX_UNGOVERNED} such methods are remembered as ungoverned, so their
+ * calls do not build the name again; past that, each of their calls builds it to be refused again
+ * (a path with over 10,000 methods, which the by-name table has already logged).
  */
 final class RpcResources {
+  static final int MAX_UNGOVERNED = 1024;
+
   private final Function<String, GovernedResource> create;
+  private final AtomicInteger ungoverned = new AtomicInteger();
   private final ClassValue<Service> services =
       new ClassValue<>() {
         @Override
@@ -29,29 +37,18 @@ final class RpcResources {
     this.create = create;
   }
 
-  /** The service interface's resource, or null when the table is full. */
-  GovernedResource service(Class<?> type) {
-    Service service = services.get(type);
-    GovernedResource resource = service.self;
-    if (resource == null) {
-      resource = create.apply(service.name);
-      service.self = resource;
-    }
-    return resource;
-  }
-
-  /** The method's resource, or null when the table is full. */
-  GovernedResource method(Class<?> type, String method, Class<?>[] parameterTypes) {
+  /** The call's handle, or null when the path's table is full. */
+  RpcCall call(Class<?> type, String method, Class<?>[] parameterTypes) {
     Service service = services.get(type);
     Overload[] overloads = service.methods.get(method);
     if (overloads != null) {
       for (Overload overload : overloads) {
         if (overload.matches(parameterTypes)) {
-          return overload.resource;
+          return overload.call;
         }
       }
     }
-    return service.add(method, parameterTypes, create);
+    return service.add(method, parameterTypes, this);
   }
 
   /** {@code interface:method(type,type)}. */
@@ -71,47 +68,49 @@ final class RpcResources {
   private static final class Service {
     final String name;
     final ConcurrentHashMap<String, Overload[]> methods = new ConcurrentHashMap<>();
-    // Written racily and idempotently (the by-name table hands out one handle per name).
-    volatile GovernedResource self;
+    GovernedResource self; // guarded by this
 
     Service(String name) {
       this.name = name;
     }
 
-    synchronized GovernedResource add(
-        String method, Class<?>[] parameterTypes, Function<String, GovernedResource> create) {
+    synchronized RpcCall add(String method, Class<?>[] parameterTypes, RpcResources table) {
       Overload[] before = methods.get(method);
       if (before != null) {
         for (Overload overload : before) {
           if (overload.matches(parameterTypes)) {
-            return overload.resource;
+            return overload.call;
           }
         }
       }
-      GovernedResource resource = create.apply(methodName(name, method, parameterTypes));
-      if (resource == null) {
+      if (self == null) {
+        self = table.create.apply(name);
+      }
+      GovernedResource resource = table.create.apply(methodName(name, method, parameterTypes));
+      RpcCall call = resource == null ? null : new RpcCall(self, resource);
+      if (call == null && table.ungoverned.incrementAndGet() > MAX_UNGOVERNED) {
         return null;
       }
       Class<?>[] types = parameterTypes == null ? new Class<?>[0] : parameterTypes.clone();
       Overload[] after;
       if (before == null) {
-        after = new Overload[] {new Overload(types, resource)};
+        after = new Overload[] {new Overload(types, call)};
       } else {
-        after = java.util.Arrays.copyOf(before, before.length + 1);
-        after[before.length] = new Overload(types, resource);
+        after = Arrays.copyOf(before, before.length + 1);
+        after[before.length] = new Overload(types, call);
       }
       methods.put(method, after);
-      return resource;
+      return call;
     }
   }
 
   private static final class Overload {
     final Class<?>[] parameterTypes;
-    final GovernedResource resource;
+    final RpcCall call; // null: the table was full, the method is not governed
 
-    Overload(Class<?>[] parameterTypes, GovernedResource resource) {
+    Overload(Class<?>[] parameterTypes, RpcCall call) {
       this.parameterTypes = parameterTypes;
-      this.resource = resource;
+      this.call = call;
     }
 
     boolean matches(Class<?>[] types) {

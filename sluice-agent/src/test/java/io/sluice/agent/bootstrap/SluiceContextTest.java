@@ -61,6 +61,22 @@ class SluiceContextTest {
   }
 
   @Test
+  void sharesOneContextPerCallerAndLaneForRequestsWithTheLaneInSluicesHeaderAlone() {
+    SluiceContext gray = SluiceContext.inbound("billing", "gray", null, null);
+
+    assertThat(SluiceContext.inbound("billing", new String("gray"), null, null)).isSameAs(gray);
+    assertThat(gray.origin()).isEqualTo("billing");
+    assertThat(gray.lane()).isEqualTo("gray");
+    assertThat(SluiceContext.inbound("billing", "blue", null, null).lane()).isEqualTo("blue");
+    assertThat(SluiceContext.inbound("billing", null, null, null).lane()).isNull();
+    // A lane that arrived in other forms too is sent on in them: not shared.
+    SluiceContext mse = SluiceContext.inbound("billing", "gray", "gray", null);
+    assertThat(mse).isNotSameAs(gray);
+    assertThat(mse.outboundHeaders()).containsExactly("x-sluice-lane", "gray", "x-mse-tag", "gray");
+    assertThat(gray.outboundHeaders()).containsExactly("x-sluice-lane", "gray");
+  }
+
+  @Test
   void readsTheCallerFromSluicesHeaderThenSentinels() {
     assertThat(SluiceContext.originOf("a", "b")).isEqualTo("a");
     assertThat(SluiceContext.originOf(null, "b")).isEqualTo("b");

@@ -92,7 +92,7 @@ class DubboLaneRoutingTest {
 
   @SuppressWarnings("unchecked")
   private List<Object> route(List<?> routed, List<?> everyone) {
-    return (List<Object>) lanes.laneInvokers(routed, everyone);
+    return (List<Object>) lanes.laneInvokersAmong(routed, everyone);
   }
 
   private static Provider provider(String name, Map<String, String> parameters) {

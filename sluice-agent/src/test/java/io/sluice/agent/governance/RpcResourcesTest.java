@@ -10,6 +10,7 @@ import io.sluice.flow.FlowRegistry;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -40,7 +41,14 @@ class RpcResourcesTest {
   }
 
   private Object method(String name, Class<?>... types) {
-    return governor.rpcMethodResource(Greeter.class, name, types, GovernanceHooks.DUBBO_PROVIDER);
+    return governor.rpcCall(Greeter.class, name, types, GovernanceHooks.DUBBO_PROVIDER);
+  }
+
+  /** Both permits of one call, as the advice takes them; {service, method}. */
+  private long[] acquire(Object call, Object... args) {
+    long service = governor.rpcAcquireService(call, args);
+    long method = service < 0 ? 0 : governor.rpcAcquireMethod(call, args, service);
+    return new long[] {service, method};
   }
 
   @Test
@@ -54,7 +62,12 @@ class RpcResourcesTest {
     assertThat(method("hello", List[].class, long.class))
         .hasToString(greeter + ":hello([Ljava.util.List;,long) (Dubbo provider method)");
     assertThat(method("ping")).hasToString(greeter + ":ping() (Dubbo provider method)");
-    assertThat(governor.rpcServiceResource(Greeter.class, GovernanceHooks.DUBBO_CONSUMER))
+    assertThat(((RpcCall) method("ping")).service)
+        .hasToString(greeter + " (Dubbo provider method)");
+    assertThat(
+            ((RpcCall)
+                    governor.rpcCall(Greeter.class, "ping", null, GovernanceHooks.DUBBO_CONSUMER))
+                .service)
         .hasToString(greeter + " (Dubbo consumer call)");
   }
 
@@ -75,14 +88,14 @@ class RpcResourcesTest {
 
     Object provider = method("hello", String.class);
     Object consumer =
-        governor.rpcMethodResource(
+        governor.rpcCall(
             Greeter.class, "hello", new Class<?>[] {String.class}, GovernanceHooks.DUBBO_CONSUMER);
 
     assertThat(provider).isNotSameAs(consumer);
-    long refused = governor.acquire(provider, new Object[] {"x"}, null, 0);
-    assertThat(refused).isNegative();
-    assertThat(governor.acquire(consumer, new Object[] {"x"}, null, 0)).isNegative();
-    assertThat(governor.refusalMessage(provider, refused))
+    long[] refused = acquire(provider, "x");
+    assertThat(refused[1]).isNegative();
+    assertThat(acquire(consumer, "x")[1]).isNegative();
+    assertThat(governor.rpcRefusalMessage(provider, refused[0], refused[1]))
         .isEqualTo("refused by Sluice: flow rule on " + name);
   }
 
@@ -97,12 +110,82 @@ class RpcResourcesTest {
             + "[{\"object\":\"hot\",\"classType\":\"java.lang.String\",\"count\":1}]}]");
     Object resource = method("hello", String.class, int.class);
 
-    assertThat(governor.acquire(resource, new Object[] {"hot", 1}, null, 0)).isPositive();
-    long refused = governor.acquire(resource, new Object[] {"hot", 2}, null, 0);
-    assertThat(refused).isNegative();
-    assertThat(governor.refusalMessage(resource, refused))
+    assertThat(acquire(resource, "hot", 1)[1]).isPositive();
+    long[] refused = acquire(resource, "hot", 2);
+    assertThat(refused[1]).isNegative();
+    assertThat(governor.rpcRefusalMessage(resource, refused[0], refused[1]))
         .isEqualTo("refused by Sluice: param-flow rule on " + name);
-    assertThat(governor.acquire(resource, new Object[] {"cold", 3}, null, 0)).isPositive();
+    assertThat(acquire(resource, "cold", 3)[1]).isPositive();
+  }
+
+  @Test
+  void governsTheInterfaceAndThenTheMethodAndReleasesBoth() throws Exception {
+    String service = Greeter.class.getName();
+    // One call at a time on the interface: a permit not released would refuse the next call.
+    governor.apply(
+        RuleType.FLOW,
+        "[{\"resource\":\""
+            + service
+            + "\",\"grade\":0,\"count\":1},{\"resource\":\""
+            + service
+            + ":hello(java.lang.String)\",\"count\":1000}]");
+    Object call = method("hello", String.class);
+
+    long[] first = acquire(call, "a");
+    assertThat(first[0]).isPositive();
+    assertThat(first[1]).isPositive();
+    long[] concurrent = acquire(call, "b");
+    assertThat(concurrent[0]).isNegative();
+    assertThat(governor.rpcRefusalMessage(call, concurrent[0], concurrent[1]))
+        .isEqualTo("refused by Sluice: flow rule on " + service);
+
+    governor.rpcRelease(call, first[0], first[1], null);
+    long[] next = acquire(call, "c");
+    assertThat(next[0]).isPositive();
+    governor.rpcRelease(call, next[0], next[1], null);
+  }
+
+  @Test
+  void givesTheInterfacesPermitBackWhenTheMethodRefuses() throws Exception {
+    String service = Greeter.class.getName();
+    governor.apply(
+        RuleType.FLOW,
+        "[{\"resource\":\""
+            + service
+            + "\",\"grade\":0,\"count\":1},{\"resource\":\""
+            + service
+            + ":hello(java.lang.String)\",\"count\":0}]");
+    Object refusedCall = method("hello", String.class);
+    Object otherCall = method("hello", String.class, int.class);
+
+    long[] refused = acquire(refusedCall, "a");
+    assertThat(refused[0]).isPositive();
+    assertThat(refused[1]).isNegative();
+    assertThat(governor.rpcRefusalMessage(refusedCall, refused[0], refused[1]))
+        .isEqualTo("refused by Sluice: flow rule on " + service + ":hello(java.lang.String)");
+    // The refused call holds nothing: the interface's single slot is free for another method.
+    long[] admitted = acquire(otherCall, "b", 1);
+    assertThat(admitted[0]).isPositive();
+    governor.rpcRelease(otherCall, admitted[0], admitted[1], null);
+  }
+
+  @Test
+  void remembersAMethodLeftUngovernedByAFullTableWithoutNamingItAgain() {
+    List<String> named = new ArrayList<>();
+    RpcResources full =
+        new RpcResources(
+            name -> {
+              named.add(name);
+              return null;
+            });
+
+    for (int i = 0; i < 3; i++) {
+      assertThat(full.call(Greeter.class, "hello", new Class<?>[] {String.class})).isNull();
+    }
+
+    assertThat(named)
+        .containsExactly(
+            Greeter.class.getName(), Greeter.class.getName() + ":hello(java.lang.String)");
   }
 
   @Test

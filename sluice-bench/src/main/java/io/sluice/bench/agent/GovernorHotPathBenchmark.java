@@ -152,17 +152,14 @@ public class GovernorHotPathBenchmark {
     try {
       next = (next + 1) & 3;
       Object[] args = names[next];
-      Object method =
-          governor.rpcMethodResource(
-              Greeter.class, "hello", HELLO_TYPES, GovernanceHooks.DUBBO_PROVIDER);
-      Object service = governor.rpcServiceResource(Greeter.class, GovernanceHooks.DUBBO_PROVIDER);
-      long servicePermit = governor.acquire(service, args, null, GovernanceHooks.SERVLET_REQUEST);
-      long methodPermit = governor.acquire(method, args, null, GovernanceHooks.SERVLET_REQUEST);
+      Object call =
+          governor.rpcCall(Greeter.class, "hello", HELLO_TYPES, GovernanceHooks.DUBBO_PROVIDER);
+      long servicePermit = governor.rpcAcquireService(call, args);
+      long methodPermit = governor.rpcAcquireMethod(call, args, servicePermit);
       if (servicePermit <= 0 || methodPermit <= 0) {
         throw new IllegalStateException("not governed or refused");
       }
-      governor.release(method, methodPermit, 0, null);
-      governor.release(service, servicePermit, 0, null);
+      governor.rpcRelease(call, servicePermit, methodPermit, null);
       return methodPermit;
     } finally {
       SluiceContext.restore(previous);

@@ -10,8 +10,8 @@ import org.apache.dubbo.rpc.cluster.support.AbstractClusterInvoker;
  * Woven into {@code AbstractClusterInvoker.list(Invocation)}, which hands a consumer's cluster the
  * providers its routers left for a call (before load balancing, and again on each retry): keeps
  * those of the call's lane, else the base ones; an untagged call never gets a lane provider. The
- * split is precomputed per provider list ({@code Directory.getAllInvokers()}, the same object until
- * the registry changes it).
+ * split is precomputed per provider list of the cluster's {@code Directory}, which the agent reads
+ * as the one object Dubbo keeps until the registry changes it (its public accessors copy it).
  */
 public final class ClusterListAdvice {
   private ClusterListAdvice() {}
@@ -20,6 +20,6 @@ public final class ClusterListAdvice {
   public static void exit(
       @Advice.This AbstractClusterInvoker<?> cluster,
       @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) List<?> invokers) {
-    invokers = SluiceHooks.get().rpcLaneInvokers(invokers, cluster.getDirectory().getAllInvokers());
+    invokers = SluiceHooks.get().rpcLaneInvokers(invokers, cluster.getDirectory());
   }
 }

@@ -14,12 +14,13 @@ import org.apache.dubbo.rpc.proxy.AbstractProxyInvoker;
 /**
  * Woven into {@code AbstractProxyInvoker.invoke(Invocation)}, where a Dubbo provider calls the
  * service's implementation (after the provider's filters, on whatever protocol): the call runs in
- * the context its attachments carry (the caller's application, the lane), and is governed as the
- * interface's resource and then the method's ({@code interface:method(types)}, with its arguments
- * for hot-parameter rules), as Sentinel's Dubbo adapter enters them. A refused call skips the
- * implementation and answers the consumer with an {@code RpcException} ({@code
- * LIMIT_EXCEEDED_EXCEPTION}) whose message names the rule's kind and resource; an admitted one is
- * released with its outcome (an exception in the result is an error).
+ * the context its attachments carry (the caller's application, the lane: {@link
+ * GovernanceHooks#rpcInboundContext}), and is governed as the interface's resource and then the
+ * method's ({@code interface:method(types)}, with its arguments for hot-parameter rules), as
+ * Sentinel's Dubbo adapter enters them. A refused call skips the implementation and answers the
+ * consumer with an {@code RpcException} ({@code LIMIT_EXCEEDED_EXCEPTION}) whose message names the
+ * rule's kind and resource; an admitted one is released with its outcome (an exception in the
+ * result is an error).
  */
 public final class ProviderInvokerAdvice {
   private ProviderInvokerAdvice() {}
@@ -28,44 +29,29 @@ public final class ProviderInvokerAdvice {
   public static RpcException enter(
       @Advice.This AbstractProxyInvoker<?> invoker,
       @Advice.Argument(0) Invocation invocation,
-      @Advice.Local("sluiceService") Object service,
-      @Advice.Local("sluiceMethod") Object method,
+      @Advice.Local("sluiceCall") Object call,
       @Advice.Local("sluiceServicePermit") long servicePermit,
       @Advice.Local("sluiceMethodPermit") long methodPermit,
       @Advice.Local("sluiceAttached") boolean attached,
       @Advice.Local("sluicePrevious") SluiceContext previous) {
     GovernanceHooks hooks = SluiceHooks.get();
-    // The caller: a governed consumer's name, else Sentinel's adapter's, else Dubbo's own.
-    String origin =
-        SluiceContext.originOf(
-            invocation.getAttachment(SluiceContext.Headers.ORIGIN),
-            invocation.getAttachment("dubboApplication"));
-    if (origin == null) {
-      origin = invocation.getAttachment("remote.application");
-    }
     // Shared per caller (no allocation) for a call that carries no lane.
-    SluiceContext context =
-        SluiceContext.inbound(
-            origin,
-            invocation.getAttachment(SluiceContext.Headers.LANE),
-            invocation.getAttachment(SluiceContext.Headers.MSE_LANE),
-            invocation.getAttachment(SluiceContext.Headers.BAGGAGE));
+    SluiceContext context = hooks.rpcInboundContext(invocation.getObjectAttachments());
     if (context != null) {
       previous = SluiceContext.replace(context);
       attached = true;
     }
-    Class<?> type = invoker.getInterface();
-    Object methodResource =
-        hooks.rpcMethodResource(
-            type,
+    Object resolved =
+        hooks.rpcCall(
+            invoker.getInterface(),
             invocation.getMethodName(),
             invocation.getParameterTypes(),
             GovernanceHooks.DUBBO_PROVIDER);
-    if (methodResource == null) {
+    if (resolved == null) {
       return null;
     }
     // CHAIN rules see the method as the entrance of the calls made while serving it.
-    SluiceContext routed = hooks.routeContext(methodResource);
+    SluiceContext routed = hooks.rpcRouteContext(resolved);
     if (routed != null) {
       SluiceContext replaced = SluiceContext.replace(routed);
       if (!attached) {
@@ -74,27 +60,16 @@ public final class ProviderInvokerAdvice {
       }
     }
     Object[] args = invocation.getArguments();
-    Object serviceResource = hooks.rpcServiceResource(type, GovernanceHooks.DUBBO_PROVIDER);
-    if (serviceResource != null) {
-      long permit = hooks.acquire(serviceResource, args, null, GovernanceHooks.SERVLET_REQUEST);
-      if (permit < 0) {
-        return new RpcException(
-            RpcException.LIMIT_EXCEEDED_EXCEPTION, hooks.refusalMessage(serviceResource, permit));
-      }
-      service = serviceResource;
-      servicePermit = permit;
-    }
-    long permit = hooks.acquire(methodResource, args, null, GovernanceHooks.SERVLET_REQUEST);
-    if (permit < 0) {
-      if (servicePermit > 0) {
-        hooks.release(service, servicePermit, 0, null);
-        servicePermit = 0;
-      }
+    long service = hooks.rpcAcquireService(resolved, args);
+    long method = service < 0 ? 0 : hooks.rpcAcquireMethod(resolved, args, service);
+    if (service < 0 || method < 0) {
       return new RpcException(
-          RpcException.LIMIT_EXCEEDED_EXCEPTION, hooks.refusalMessage(methodResource, permit));
+          RpcException.LIMIT_EXCEEDED_EXCEPTION,
+          hooks.rpcRefusalMessage(resolved, service, method));
     }
-    method = methodResource;
-    methodPermit = permit;
+    call = resolved;
+    servicePermit = service;
+    methodPermit = method;
     return null;
   }
 
@@ -104,8 +79,7 @@ public final class ProviderInvokerAdvice {
       @Advice.Enter RpcException refusal,
       @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Result result,
       @Advice.Thrown Throwable thrown,
-      @Advice.Local("sluiceService") Object service,
-      @Advice.Local("sluiceMethod") Object method,
+      @Advice.Local("sluiceCall") Object call,
       @Advice.Local("sluiceServicePermit") long servicePermit,
       @Advice.Local("sluiceMethodPermit") long methodPermit,
       @Advice.Local("sluiceAttached") boolean attached,
@@ -124,12 +98,6 @@ public final class ProviderInvokerAdvice {
     if (error == null && result != null && result.hasException()) {
       error = result.getException();
     }
-    GovernanceHooks hooks = SluiceHooks.get();
-    if (methodPermit > 0) {
-      hooks.release(method, methodPermit, 0, error);
-    }
-    if (servicePermit > 0) {
-      hooks.release(service, servicePermit, 0, error);
-    }
+    SluiceHooks.get().rpcRelease(call, servicePermit, methodPermit, error);
   }
 }

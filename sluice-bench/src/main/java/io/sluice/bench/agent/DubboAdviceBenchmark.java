@@ -1,0 +1,310 @@
+package io.sluice.bench.agent;
+
+import io.sluice.agent.bootstrap.GovernanceHooks;
+import io.sluice.agent.bootstrap.SluiceContext;
+import io.sluice.agent.governance.FlowGovernor;
+import io.sluice.agent.governance.LaneGovernance;
+import io.sluice.agent.logging.AgentLog;
+import io.sluice.agent.rules.RuleType;
+import io.sluice.flow.FlowRegistry;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.apache.dubbo.common.URL;
+import org.apache.dubbo.rpc.Invocation;
+import org.apache.dubbo.rpc.Invoker;
+import org.apache.dubbo.rpc.Result;
+import org.apache.dubbo.rpc.RpcInvocation;
+import org.apache.dubbo.rpc.cluster.Directory;
+import org.apache.dubbo.rpc.cluster.directory.StaticDirectory;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * What the Dubbo advice costs per call, without the network around it: the calls each advice makes
+ * into the agent, in the order a call runs them, on real Dubbo objects (an {@code RpcInvocation}
+ * with the attachments a call carries, a {@code StaticDirectory} whose providers have real {@code
+ * URL}s, which Dubbo copies on every {@code getAllInvokers()} as its registry directories do).
+ *
+ * <ul>
+ *   <li>consumer ({@code ConsumerInvocationAdvice}, then {@code ClusterListAdvice}): the outbound
+ *       attachments onto the invocation, the call's interface and method permits, the lane router's
+ *       choice among the directory's providers, the release;
+ *   <li>provider ({@code ProviderInvokerAdvice}): the context from the attachments (the caller, the
+ *       lane), the permits, the release.
+ * </ul>
+ *
+ * {@code rules=none}: no rule, no lane document, no tagged provider (what every call must pass
+ * through at once). {@code rules=demo}: the demo chain's documents (a 50 % lane, a flow rule never
+ * reached on the method, on both sides) and a gray provider beside a base one. Calls come from a
+ * governed caller ({@code a}), untagged or in the gray lane. Check with the allocation profiler
+ * that none of them allocates:
+ *
+ * <pre>
+ * java -jar sluice-bench/target/benchmarks.jar DubboAdviceBenchmark -prof gc
+ * </pre>
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(1)
+public class DubboAdviceBenchmark {
+  private static final String NEVER = "1000000000";
+  private static final Class<?>[] HELLO_TYPES = {String.class};
+
+  /** The service interface both sides see. */
+  public interface BService {
+    String hello(String name);
+  }
+
+  @Param({"none", "demo"})
+  public String rules;
+
+  private FlowGovernor governor;
+  private Directory<BService> directory;
+  private List<Invoker<BService>> routed;
+  private Invoker<BService> grayProvider;
+  private RpcInvocation consumerInvocation;
+  private RpcInvocation providerInvocation;
+  private RpcInvocation grayProviderInvocation;
+  private SluiceContext untaggedRequest;
+  private SluiceContext grayRequest;
+  private final Object[][] names = {{"alice"}, {"bob"}, {"carol"}, {"dave"}};
+  private int next;
+
+  @Setup(Level.Trial)
+  public void setUp() throws Exception {
+    AgentLog log = AgentLog.toStream(System.err, AgentLog.Level.WARN);
+    governor =
+        new FlowGovernor(
+            FlowRegistry.builder().build(),
+            FlowGovernor.verdicts(429, 503, 1),
+            name -> {},
+            new LaneGovernance(null, log),
+            log);
+    governor.applicationNamed("a");
+    boolean demo = rules.equals("demo");
+    List<Invoker<BService>> providers = new ArrayList<>();
+    providers.add(new BenchInvoker("10.0.0.2", null));
+    grayProvider = new BenchInvoker("10.0.0.3", demo ? "gray" : null);
+    providers.add(grayProvider);
+    directory = new StaticDirectory<>(providers);
+    // What Dubbo's routers hand the cluster: a list of its own per call, here the same contents.
+    routed = Collections.unmodifiableList(new ArrayList<>(providers));
+    if (demo) {
+      governor.apply(
+          RuleType.LANES,
+          "{\"lanes\":[{\"name\":\"gray-half\",\"tag\":\"gray\",\"percentage\":50}]}");
+      governor.apply(
+          RuleType.FLOW,
+          "[{\"resource\":\""
+              + BService.class.getName()
+              + ":hello(java.lang.String)\",\"grade\":1,\"count\":"
+              + NEVER
+              + "}]");
+    }
+    untaggedRequest = SluiceContext.inbound("gateway", null, null, null);
+    grayRequest = SluiceContext.inbound("gateway", "gray", null, null);
+    consumerInvocation = invocation();
+    providerInvocation = invocation();
+    providerInvocation.setAttachment("x-sluice-origin", "a");
+    grayProviderInvocation = invocation();
+    grayProviderInvocation.setAttachment("x-sluice-origin", "a");
+    grayProviderInvocation.setAttachment("x-sluice-lane", "gray");
+  }
+
+  /** An invocation with the attachments Dubbo itself sends with every call. */
+  private static RpcInvocation invocation() {
+    RpcInvocation invocation =
+        new RpcInvocation(
+            null, "hello", BService.class.getName(), null, HELLO_TYPES, new Object[] {"x"});
+    invocation.setAttachment("path", BService.class.getName());
+    invocation.setAttachment("interface", BService.class.getName());
+    invocation.setAttachment("version", "0.0.0");
+    invocation.setAttachment("timeout", "5000");
+    invocation.setAttachment("remote.application", "a");
+    return invocation;
+  }
+
+  @TearDown(Level.Trial)
+  public void check() {
+    SluiceContext.restore(grayRequest);
+    List<?> gray = governor.rpcLaneInvokers(routed, directory);
+    SluiceContext.restore(untaggedRequest);
+    List<?> untagged = governor.rpcLaneInvokers(routed, directory);
+    SluiceContext.restore(null);
+    boolean demo = rules.equals("demo");
+    if (demo
+        ? !(gray.equals(List.of(grayProvider))
+            && untagged.size() == 1
+            && !untagged.contains(grayProvider))
+        : gray != routed || untagged != routed) {
+      throw new IllegalStateException("lane routing picked " + gray + " and " + untagged);
+    }
+  }
+
+  /** A consumer's call made while serving an untagged request. */
+  @Benchmark
+  public Object consumerUntagged() {
+    return consumerCall(untaggedRequest);
+  }
+
+  /** A consumer's call made while serving a gray request. */
+  @Benchmark
+  public Object consumerGray() {
+    return consumerCall(grayRequest);
+  }
+
+  /** A provider's call from a governed consumer, untagged. */
+  @Benchmark
+  public long providerUntagged() {
+    return providerCall(providerInvocation);
+  }
+
+  /** A provider's call from a governed consumer, in the gray lane. */
+  @Benchmark
+  public long providerGray() {
+    return providerCall(grayProviderInvocation);
+  }
+
+  private Object consumerCall(SluiceContext request) {
+    // The request's context, as the servlet hook made it current.
+    SluiceContext previous = SluiceContext.replace(request);
+    try {
+      next = (next + 1) & 3;
+      Object[] args = names[next];
+      // ConsumerInvocationAdvice.enter
+      String[] headers = governor.outboundHeaders();
+      for (int i = 0; i + 1 < headers.length; i += 2) {
+        consumerInvocation.setAttachment(headers[i], headers[i + 1]);
+      }
+      Object call =
+          governor.rpcCall(
+              BService.class,
+              consumerInvocation.getMethodName(),
+              consumerInvocation.getParameterTypes(),
+              GovernanceHooks.DUBBO_CONSUMER);
+      long service = 0;
+      long method = 0;
+      if (call != null) {
+        service = governor.rpcAcquireService(call, args);
+        method = service < 0 ? 0 : governor.rpcAcquireMethod(call, args, service);
+        if (service < 0 || method < 0) {
+          throw new IllegalStateException(governor.rpcRefusalMessage(call, service, method));
+        }
+      }
+      // ClusterListAdvice.exit
+      List<?> chosen = governor.rpcLaneInvokers(routed, directory);
+      // ConsumerInvocationAdvice.exit
+      if (service > 0 || method > 0) {
+        governor.rpcRelease(call, service, method, null);
+      }
+      return chosen;
+    } finally {
+      SluiceContext.restore(previous);
+    }
+  }
+
+  private long providerCall(Invocation invocation) {
+    // ProviderInvokerAdvice.enter
+    SluiceContext context = governor.rpcInboundContext(invocation.getObjectAttachments());
+    SluiceContext previous = null;
+    boolean attached = false;
+    if (context != null) {
+      previous = SluiceContext.replace(context);
+      attached = true;
+    }
+    next = (next + 1) & 3;
+    Object[] args = names[next];
+    Object call =
+        governor.rpcCall(
+            BService.class,
+            invocation.getMethodName(),
+            invocation.getParameterTypes(),
+            GovernanceHooks.DUBBO_PROVIDER);
+    long service = 0;
+    long method = 0;
+    if (call != null) {
+      SluiceContext routedContext = governor.rpcRouteContext(call);
+      if (routedContext != null) {
+        SluiceContext replaced = SluiceContext.replace(routedContext);
+        if (!attached) {
+          previous = replaced;
+          attached = true;
+        }
+      }
+      service = governor.rpcAcquireService(call, args);
+      method = service < 0 ? 0 : governor.rpcAcquireMethod(call, args, service);
+      if (service < 0 || method < 0) {
+        throw new IllegalStateException(governor.rpcRefusalMessage(call, service, method));
+      }
+    }
+    // ProviderInvokerAdvice.exit
+    if (attached) {
+      SluiceContext.restore(previous);
+    }
+    if (service > 0 || method > 0) {
+      governor.rpcRelease(call, service, method, null);
+    }
+    return method;
+  }
+
+  /** A provider as a consumer's directory holds it: its URL (with its lane, if any). */
+  static final class BenchInvoker implements Invoker<BService> {
+    private final URL url;
+
+    BenchInvoker(String host, String lane) {
+      this.url =
+          URL.valueOf(
+              "dubbo://"
+                  + host
+                  + ":20880/"
+                  + BService.class.getName()
+                  + "?interface="
+                  + BService.class.getName()
+                  + (lane == null ? "" : "&sluice.lane=" + lane));
+    }
+
+    @Override
+    public Class<BService> getInterface() {
+      return BService.class;
+    }
+
+    @Override
+    public Result invoke(Invocation invocation) {
+      throw new UnsupportedOperationException("never sent");
+    }
+
+    @Override
+    public URL getUrl() {
+      return url;
+    }
+
+    @Override
+    public boolean isAvailable() {
+      return true;
+    }
+
+    @Override
+    public void destroy() {}
+
+    @Override
+    public String toString() {
+      return url.getAddress();
+    }
+  }
+}
