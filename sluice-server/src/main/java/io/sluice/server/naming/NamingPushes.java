@@ -1,6 +1,7 @@
 package io.sluice.server.naming;
 
 import io.sluice.server.clock.ServerClock;
+import java.util.Collection;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
@@ -70,8 +71,12 @@ final class NamingPushes implements Consumer<ServiceKey> {
       if (!dirty.remove(key)) {
         continue;
       }
+      Collection<Subscriber> subscribers = registry.subscribers(key);
+      if (subscribers.isEmpty()) {
+        continue; // no view built for a service nobody watches (a registration-heavy load)
+      }
       ServiceView view = registry.viewOrEmpty(key);
-      for (Subscriber subscriber : registry.subscribers(key)) {
+      for (Subscriber subscriber : subscribers) {
         deliver(subscriber, view);
       }
     }
