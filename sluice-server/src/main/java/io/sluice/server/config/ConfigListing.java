@@ -2,6 +2,7 @@ package io.sluice.server.config;
 
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.NavigableSet;
 import java.util.concurrent.ConcurrentHashMap;
@@ -67,7 +68,7 @@ final class ConfigListing {
   /** The listed configs of a (canonical) namespace, oldest first; a live view, not a copy. */
   Iterable<Listed> inOrder(String namespace) {
     Namespace ns = namespaces.get(namespace);
-    return ns == null ? java.util.List.of() : ns.configs;
+    return ns == null ? List.of() : ns.configs;
   }
 
   /** How many configs a (canonical) namespace lists. */
