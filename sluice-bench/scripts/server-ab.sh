@@ -13,8 +13,12 @@
 # before and after; then the medians and ranges are printed.
 #   CLIENT=official ROUNDS=3 sluice-bench/scripts/server-ab.sh /tmp/ab-main . -- \
 #     --scenarios naming-register --services 1000 --metadata-bytes 100
+# ARGS_A / ARGS_B add `sluice server` options to one side, so one build can be compared with itself
+# under two settings (the build's label then carries them):
+#   ARGS_A="--grpc-transport grpc-java" ARGS_B="--grpc-transport netty-h2" \
+#     sluice-bench/scripts/server-ab.sh . . -- --scenarios naming-register --services 1000
 set -uo pipefail
-[ $# -ge 3 ] && [ "$3" = "--" ] || { sed -n '2,16p' "$0" >&2; exit 2; }
+[ $# -ge 3 ] && [ "$3" = "--" ] || { sed -n '2,20p' "$0" >&2; exit 2; }
 a="$(cd "$1" && pwd)"; b="$(cd "$2" && pwd)"; shift 3
 out="${OUT:-/tmp/server-ab.jsonl}"
 jar="$b/sluice-bench/target/benchmarks.jar"
@@ -30,8 +34,10 @@ while True:
         s.close()
     if ok: print(p); break'; }
 for r in $(seq 1 "${ROUNDS:-3}"); do
-  if [ $((r % 2)) -eq 1 ]; then order="$a $b"; else order="$b $a"; fi
-  for build in $order; do
+  if [ $((r % 2)) -eq 1 ]; then order="a b"; else order="b a"; fi
+  for side in $order; do
+    if [ "$side" = a ]; then build="$a"; extra="${ARGS_A:-}"; else build="$b"; extra="${ARGS_B:-}"; fi
+    label="$build${extra:+ $extra}"
     for _ in $(seq 1 36); do
       l=$(cut -d' ' -f1 /proc/loadavg)
       python3 -c "import sys; sys.exit(0 if $l <= ${MAX_LOAD:-4} else 1)" && break
@@ -40,7 +46,7 @@ for r in $(seq 1 "${ROUNDS:-3}"); do
     data="$(mktemp -d -t sluice-ab.XXXXXX)"
     port=$(free_pair)
     SLUICE_SKIP_BUILD=1 SLUICE_CDS=off taskset -c "${CPUS_SERVER:-0}" "$build/bin/sluice" server \
-      --port "$port" --bind 127.0.0.1 --data-dir "$data" > "$data.log" 2>&1 &
+      --port "$port" --bind 127.0.0.1 --data-dir "$data" $extra > "$data.log" 2>&1 &
     pid=$!
     for _ in $(seq 1 120); do
       curl -sf "http://127.0.0.1:$port/nacos/v1/console/health/readiness" >/dev/null && break; sleep 0.5
@@ -51,7 +57,7 @@ for r in $(seq 1 "${ROUNDS:-3}"); do
       --concurrency 64 --connections 4 --duration "${DURATION:-12}" --warmup "${WARMUP:-15}" "$@" \
       2>>"$data.log" | grep '^{')
     after=$(cut -d' ' -f1 /proc/loadavg)
-    echo "$line" | sed "s|^{|{\"round\":$r,\"build\":\"$build\",\"driver\":\"${CLIENT:-lean}\",\"start\":\"$start\",\"loadBefore\":$before,\"loadAfter\":$after,|" >> "$out"
+    echo "$line" | sed "s|^{|{\"round\":$r,\"build\":\"$label\",\"driver\":\"${CLIENT:-lean}\",\"start\":\"$start\",\"loadBefore\":$before,\"loadAfter\":$after,|" >> "$out"
     kill "$pid"; wait "$pid" 2>/dev/null
     rm -rf "$data" "$data.log"
   done

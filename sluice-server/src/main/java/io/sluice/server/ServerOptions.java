@@ -1,6 +1,7 @@
 package io.sluice.server;
 
 import io.sluice.server.naming.health.HealthCheckTargets;
+import io.sluice.server.protocol.grpc.GrpcTransport;
 import io.sluice.server.replication.ReplicationOptions;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -116,6 +117,7 @@ public final class ServerOptions {
   private final Duration httpIdleTimeout;
   private final Duration httpHeaderTimeout;
   private final Duration grpcHandshakeTimeout;
+  private final GrpcTransport grpcTransport;
   private final int maxGrpcHandshakes;
   private final int maxGrpcHandshakesPerAddress;
   private final long minFreeDiskBytes;
@@ -148,6 +150,7 @@ public final class ServerOptions {
     this.httpIdleTimeout = builder.httpIdleTimeout;
     this.httpHeaderTimeout = builder.httpHeaderTimeout;
     this.grpcHandshakeTimeout = builder.grpcHandshakeTimeout;
+    this.grpcTransport = builder.grpcTransport;
     this.maxGrpcHandshakes = builder.maxGrpcHandshakes;
     this.maxGrpcHandshakesPerAddress =
         Math.min(builder.maxGrpcHandshakesPerAddress, builder.maxGrpcHandshakes);
@@ -407,6 +410,14 @@ public final class ServerOptions {
   }
 
   /**
+   * Which HTTP/2 implementation serves the Nacos gRPC port; {@link GrpcTransport#GRPC_JAVA} unless
+   * chosen. Raft between cluster members uses grpc-java whatever this says.
+   */
+  public GrpcTransport grpcTransport() {
+    return grpcTransport;
+  }
+
+  /**
    * gRPC sockets that may be handshaking at once (accepted, HTTP/2 preface and settings not yet
    * through); a socket beyond is closed at once.
    */
@@ -467,6 +478,8 @@ public final class ServerOptions {
         + maxContentBytes
         + ", historyRetention="
         + historyRetention
+        + ", grpcTransport="
+        + grpcTransport
         + ", tls="
         + tls()
         + ", auth="
@@ -500,6 +513,7 @@ public final class ServerOptions {
     private Duration httpIdleTimeout = DEFAULT_HTTP_IDLE_TIMEOUT;
     private Duration httpHeaderTimeout = DEFAULT_HTTP_HEADER_TIMEOUT;
     private Duration grpcHandshakeTimeout = DEFAULT_GRPC_HANDSHAKE_TIMEOUT;
+    private GrpcTransport grpcTransport = GrpcTransport.GRPC_JAVA;
     private int maxGrpcHandshakes = DEFAULT_MAX_GRPC_HANDSHAKES;
     private int maxGrpcHandshakesPerAddress = DEFAULT_MAX_GRPC_HANDSHAKES_PER_ADDRESS;
     private long minFreeDiskBytes = DEFAULT_MIN_FREE_DISK_BYTES;
@@ -653,6 +667,18 @@ public final class ServerOptions {
     public Builder grpcHandshakeTimeout(Duration timeout) {
       this.grpcHandshakeTimeout = positive("gRPC handshake timeout", timeout);
       return this;
+    }
+
+    public Builder grpcTransport(GrpcTransport transport) {
+      this.grpcTransport = Objects.requireNonNull(transport, "gRPC transport");
+      return this;
+    }
+
+    /**
+     * The transport as {@code --grpc-transport} names it: {@code grpc-java} or {@code netty-h2}.
+     */
+    public Builder grpcTransport(String name) {
+      return grpcTransport(GrpcTransport.parse(name));
     }
 
     public Builder maxGrpcHandshakes(int sockets) {

@@ -500,6 +500,7 @@ public final class SluiceServer implements AutoCloseable {
         naming.service(), router, connections, threads.pushThread, pushAckMillis);
     GrpcServer server =
         GrpcServer.start(
+            options.grpcTransport(),
             options.bindAddress(),
             options.grpcPort(),
             threads.eventLoops,

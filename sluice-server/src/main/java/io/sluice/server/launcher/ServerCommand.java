@@ -173,6 +173,14 @@ final class ServerCommand implements Callable<Integer> {
   Long grpcHandshakeTimeoutMillis;
 
   @Option(
+      names = "--grpc-transport",
+      paramLabel = "NAME",
+      description =
+          "What serves the Nacos gRPC port: grpc-java (default) or netty-h2 (experimental: Netty's"
+              + " HTTP/2 codec with a handler for Nacos's two methods; see docs/operations.md).")
+  String grpcTransport;
+
+  @Option(
       names = "--max-logins-per-minute",
       paramLabel = "N",
       description =
@@ -275,6 +283,9 @@ final class ServerCommand implements Callable<Integer> {
       }
       if (grpcHandshakeTimeoutMillis != null) {
         builder.grpcHandshakeTimeout(Duration.ofMillis(grpcHandshakeTimeoutMillis));
+      }
+      if (grpcTransport != null) {
+        builder.grpcTransport(grpcTransport);
       }
       if (maxLoginsPerMinute != null) {
         builder.maxLoginsPerMinute(maxLoginsPerMinute);

@@ -87,6 +87,16 @@ class SluiceCommandTest {
   }
 
   @Test
+  void refusesAnUnknownGrpcTransportNamingTheChoicesBeforeStarting() {
+    assertTimeoutPreemptively(
+        Duration.ofSeconds(30),
+        () ->
+            assertThat(refused("--grpc-transport", "okhttp"))
+                .contains("unknown gRPC transport 'okhttp'; one of: grpc-java, netty-h2"));
+    assertThat(execute("server", "--help").out).contains("--grpc-transport");
+  }
+
+  @Test
   void rejectsAnUnknownOptionWithAUsageMessage() {
     Run run = execute("server", "--prot", "1");
 

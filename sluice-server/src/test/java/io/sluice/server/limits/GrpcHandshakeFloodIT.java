@@ -9,6 +9,7 @@ import com.alibaba.nacos.api.config.ConfigService;
 import io.sluice.server.ServerOptions;
 import io.sluice.server.testing.BesideInProcessTests;
 import io.sluice.server.testing.FreePorts;
+import io.sluice.server.testing.GrpcTransportUnderTest;
 import io.sluice.server.testing.ServerProcess;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -74,13 +75,16 @@ class GrpcHandshakeFloodIT {
         ServerProcess.start(
             httpPort,
             dataDir,
-            List.of(
-                "--max-grpc-handshakes",
-                Integer.toString(MAX_HANDSHAKES),
-                "--max-grpc-handshakes-per-address",
-                Integer.toString(MAX_HANDSHAKES_PER_ADDRESS),
-                "--grpc-handshake-timeout-ms",
-                Integer.toString(handshakeTimeoutMillis)),
+            Stream.concat(
+                    Stream.of(
+                        "--max-grpc-handshakes",
+                        Integer.toString(MAX_HANDSHAKES),
+                        "--max-grpc-handshakes-per-address",
+                        Integer.toString(MAX_HANDSHAKES_PER_ADDRESS),
+                        "--grpc-handshake-timeout-ms",
+                        Integer.toString(handshakeTimeoutMillis)),
+                    GrpcTransportUnderTest.serverArguments().stream())
+                .toList(),
             Map.of(),
             "-Xmx256m",
             "-XX:TieredStopAtLevel=1",

@@ -13,7 +13,9 @@ import io.grpc.stub.ClientCalls;
 import io.grpc.stub.StreamObserver;
 import io.sluice.server.protocol.grpc.NacosGrpcMethods;
 import io.sluice.server.protocol.grpc.Payload;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -41,6 +43,36 @@ public final class NacosWireClient implements AutoCloseable {
   private NacosWireClient(ManagedChannel channel) {
     this.channel = channel;
   }
+
+  /**
+   * {@code fullMethodName} as a unary method of raw bytes each way, for tests that send what no
+   * client would (bytes that are not a payload, unknown methods, oversized messages).
+   */
+  public static MethodDescriptor<byte[], byte[]> rawUnary(String fullMethodName) {
+    return MethodDescriptor.<byte[], byte[]>newBuilder()
+        .setType(MethodDescriptor.MethodType.UNARY)
+        .setFullMethodName(fullMethodName)
+        .setRequestMarshaller(RAW_BYTES)
+        .setResponseMarshaller(RAW_BYTES)
+        .build();
+  }
+
+  private static final MethodDescriptor.Marshaller<byte[]> RAW_BYTES =
+      new MethodDescriptor.Marshaller<>() {
+        @Override
+        public InputStream stream(byte[] value) {
+          return new ByteArrayInputStream(value);
+        }
+
+        @Override
+        public byte[] parse(InputStream stream) {
+          try {
+            return stream.readAllBytes();
+          } catch (IOException e) {
+            throw new IllegalStateException(e);
+          }
+        }
+      };
 
   /** A channel that has not done the handshake: only the unary call is usable. */
   public static NacosWireClient unregistered(String host, int grpcPort) {

@@ -42,7 +42,8 @@ public final class OfficialClients implements AutoCloseable {
                 .apply(
                     ServerOptions.builder()
                         .httpPort(FreePorts.httpPortWithFreeGrpcPort())
-                        .dataDir(dataDir))
+                        .dataDir(dataDir)
+                        .grpcTransport(GrpcTransportUnderTest.get()))
                 .build());
     if (!server.awaitReady(30, TimeUnit.SECONDS)) {
       server.close();

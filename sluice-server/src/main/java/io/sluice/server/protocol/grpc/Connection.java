@@ -1,6 +1,5 @@
 package io.sluice.server.protocol.grpc;
 
-import io.grpc.ServerCall;
 import io.grpc.Status;
 import io.sluice.server.clock.ServerClock;
 import io.sluice.server.protocol.grpc.ConnectionMessages.ConnectResetRequest;
@@ -19,9 +18,9 @@ import org.slf4j.LoggerFactory;
  * bidirectional stream it opened with {@code ConnectionSetupRequest}.
  *
  * <p>Concurrency: pushes come from any thread; sends on the stream are serialised by {@link
- * #sendLock} because a gRPC call is not thread-safe. Pending pushes are bounded by {@code
- * maxPendingPushes}: a client that leaves that many unanswered is too slow and is disconnected, so
- * its backlog never grows the heap.
+ * #sendLock} because a {@link PushStream} (like a gRPC call) is not thread-safe. Pending pushes are
+ * bounded by {@code maxPendingPushes}: a client that leaves that many unanswered is too slow and is
+ * disconnected, so its backlog never grows the heap.
  */
 public final class Connection {
   private static final Logger log = LoggerFactory.getLogger(Connection.class);
@@ -33,7 +32,7 @@ public final class Connection {
   private final String remoteIp;
   private final int remotePort;
   private final ClientInfo client;
-  private final ServerCall<Payload, Payload> stream;
+  private final PushStream stream;
   private final MessageCodec codec;
   private final ServerClock clock;
   private final int maxPendingPushes;
@@ -52,7 +51,7 @@ public final class Connection {
       String remoteIp,
       int remotePort,
       ClientInfo client,
-      ServerCall<Payload, Payload> stream,
+      PushStream stream,
       MessageCodec codec,
       ServerClock clock,
       int maxPendingPushes,
@@ -200,7 +199,7 @@ public final class Connection {
         if (closed.get()) {
           return false;
         }
-        stream.sendMessage(payload);
+        stream.send(payload);
       }
       return true;
     } catch (RuntimeException e) {
@@ -267,7 +266,7 @@ public final class Connection {
     log.debug("closing connection {}: {}", id, reason);
     try {
       synchronized (sendLock) {
-        stream.close(Status.UNAVAILABLE.withDescription(reason), new io.grpc.Metadata());
+        stream.close(Status.Code.UNAVAILABLE, reason);
       }
     } catch (RuntimeException alreadyClosed) {
       // The call was already closed by the client or the transport.

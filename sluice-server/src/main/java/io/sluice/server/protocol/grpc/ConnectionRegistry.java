@@ -1,6 +1,5 @@
 package io.sluice.server.protocol.grpc;
 
-import io.grpc.ServerCall;
 import io.sluice.server.clock.ServerClock;
 import java.util.Collection;
 import java.util.List;
@@ -64,11 +63,7 @@ public final class ConnectionRegistry {
 
   /** Registers the connection of a transport; null when the registry is full or it exists. */
   Connection register(
-      String id,
-      String remoteIp,
-      int remotePort,
-      ClientInfo client,
-      ServerCall<Payload, Payload> stream) {
+      String id, String remoteIp, int remotePort, ClientInfo client, PushStream stream) {
     if (connections.size() >= maxConnections) {
       return null; // the caller refuses it and notes that in the client-fault log
     }

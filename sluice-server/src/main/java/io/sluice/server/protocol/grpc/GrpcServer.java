@@ -14,19 +14,15 @@ import io.grpc.netty.NettyServerBuilder;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
+import io.netty.handler.ssl.SslContext;
 import io.sluice.server.clock.ServerClock;
 import io.sluice.server.protocol.ClientFaultLog;
 import io.sluice.server.protocol.grpc.ConnectionMessages.ConnectionSetupRequest;
-import io.sluice.server.protocol.grpc.ConnectionMessages.ErrorResponse;
-import io.sluice.server.protocol.grpc.ConnectionMessages.HealthCheckResponse;
-import io.sluice.server.protocol.grpc.ConnectionMessages.ServerCheckResponse;
-import io.sluice.server.protocol.grpc.ConnectionMessages.SetupAckRequest;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.file.Path;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import javax.net.ssl.SSLException;
@@ -36,28 +32,32 @@ import org.slf4j.LoggerFactory;
 /**
  * The gRPC port of Nacos 2.x: {@code /Request/request} (unary, every client request) and {@code
  * /BiRequestStream/requestBiStream} (the stream a client opens to register its connection and
- * receive pushes).
+ * receive pushes), served by the {@link GrpcTransport} chosen at start. What a call does is {@link
+ * NacosCalls}'s, the same for both transports.
  *
  * <p>Calls run directly on the Netty event loops: handlers do CPU work only, so no thread hop is
- * needed. A connection's identity is its transport, assigned in {@link IdentityFilter}.
+ * needed. A connection's identity is its transport, assigned when its HTTP/2 handshake is done.
  */
 public final class GrpcServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(GrpcServer.class);
 
   static final Attributes.Key<String> CONNECTION_ID = Attributes.Key.create("sluice.connectionId");
 
-  /** What this server tells clients it supports, in {@code SetupAckRequest}. */
-  private static final Map<String, Boolean> ABILITIES =
-      Map.of("supportPersistentInstanceByGrpc", true);
+  /** The listening transport: grpc-java's server or {@link NettyH2Server}. */
+  interface Listening {
+    int port();
 
-  private final Server server;
+    void close();
+  }
+
+  private final Listening listening;
   private final EventLoopGroup boss;
   private final EventLoopGroup workers;
   private final HandshakeGate gate;
 
   private GrpcServer(
-      Server server, EventLoopGroup boss, EventLoopGroup workers, HandshakeGate gate) {
-    this.server = server;
+      Listening listening, EventLoopGroup boss, EventLoopGroup workers, HandshakeGate gate) {
+    this.listening = listening;
     this.boss = boss;
     this.workers = workers;
     this.gate = gate;
@@ -66,6 +66,7 @@ public final class GrpcServer implements AutoCloseable {
   /**
    * Starts listening.
    *
+   * @param transport which HTTP/2 implementation serves the port
    * @param ready false while the server is starting: requests are then answered with error 300 and
    *     clients retry
    * @param tlsCertificate the PEM certificate to serve TLS with, or null for plaintext
@@ -78,6 +79,7 @@ public final class GrpcServer implements AutoCloseable {
    *     RESOURCE_EXHAUSTED before any of it is decoded
    */
   public static GrpcServer start(
+      GrpcTransport transport,
       String host,
       int port,
       int eventLoops,
@@ -94,33 +96,82 @@ public final class GrpcServer implements AutoCloseable {
       BooleanSupplier ready,
       ServerClock clock) {
     codec.register(ConnectionSetupRequest.class);
-    EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-    EventLoopGroup workers = new MultiThreadIoEventLoopGroup(eventLoops, NioIoHandler.newFactory());
-    ServerServiceDefinition requestService =
-        ServerServiceDefinition.builder("Request")
-            .addMethod(
-                NacosGrpcMethods.UNARY, new UnaryCallHandler(registry, router, codec, ready, clock))
-            .build();
-    ServerServiceDefinition streamService =
-        ServerServiceDefinition.builder("BiRequestStream")
-            .addMethod(
-                NacosGrpcMethods.BI_STREAM, new StreamCallHandler(registry, codec, clock, faults))
-            .build();
+    NacosCalls calls = new NacosCalls(registry, router, codec, ready, clock, faults);
     // Handshaked transports are bounded like registered connections: a client holds one of each.
     HandshakeGate gate =
         new HandshakeGate(
             maxHandshakes, maxHandshakesPerAddress, registry.maxConnections(), faults);
-    NettyServerBuilder builder = NettyServerBuilder.forAddress(new InetSocketAddress(host, port));
-    if (tlsCertificate != null) {
-      try {
-        builder.sslContext(
-            GrpcSslContexts.forServer(tlsCertificate.toFile(), tlsPrivateKey.toFile()).build());
-      } catch (SSLException | IllegalArgumentException e) {
-        boss.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
-        workers.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
-        throw new IllegalArgumentException(
-            "cannot use TLS certificate " + tlsCertificate + " and key " + tlsPrivateKey, e);
-      }
+    EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+    EventLoopGroup workers = new MultiThreadIoEventLoopGroup(eventLoops, NioIoHandler.newFactory());
+    try {
+      SslContext tls = tlsCertificate == null ? null : tls(tlsCertificate, tlsPrivateKey);
+      InetSocketAddress address = new InetSocketAddress(host, port);
+      Listening listening =
+          switch (transport) {
+            case GRPC_JAVA ->
+                startGrpcJava(
+                    address,
+                    boss,
+                    workers,
+                    tls,
+                    gate,
+                    calls,
+                    maxMessageBytes,
+                    handshakeTimeoutMillis);
+            case NETTY_H2 -> {
+              log.info(
+                  "gRPC port served by the experimental netty-h2 transport (--grpc-transport);"
+                      + " Raft between members stays on grpc-java");
+              yield NettyH2Server.start(
+                  address,
+                  boss,
+                  workers,
+                  tls,
+                  gate,
+                  calls,
+                  maxMessageBytes,
+                  handshakeTimeoutMillis,
+                  clock);
+            }
+          };
+      return new GrpcServer(listening, boss, workers, gate);
+    } catch (RuntimeException e) {
+      boss.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+      workers.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+      throw e;
+    }
+  }
+
+  /** A Netty TLS context for the gRPC port: ALPN {@code h2}, as grpc-java configures it. */
+  private static SslContext tls(Path certificate, Path privateKey) {
+    try {
+      return GrpcSslContexts.forServer(certificate.toFile(), privateKey.toFile()).build();
+    } catch (SSLException | IllegalArgumentException e) {
+      throw new IllegalArgumentException(
+          "cannot use TLS certificate " + certificate + " and key " + privateKey, e);
+    }
+  }
+
+  private static Listening startGrpcJava(
+      InetSocketAddress address,
+      EventLoopGroup boss,
+      EventLoopGroup workers,
+      SslContext tls,
+      HandshakeGate gate,
+      NacosCalls calls,
+      int maxMessageBytes,
+      long handshakeTimeoutMillis) {
+    ServerServiceDefinition requestService =
+        ServerServiceDefinition.builder("Request")
+            .addMethod(NacosGrpcMethods.UNARY, new UnaryCallHandler(calls))
+            .build();
+    ServerServiceDefinition streamService =
+        ServerServiceDefinition.builder("BiRequestStream")
+            .addMethod(NacosGrpcMethods.BI_STREAM, new StreamCallHandler(calls))
+            .build();
+    NettyServerBuilder builder = NettyServerBuilder.forAddress(address);
+    if (tls != null) {
+      builder.sslContext(tls);
     }
     Server server =
         builder
@@ -133,24 +184,42 @@ public final class GrpcServer implements AutoCloseable {
             // be handshaking at once is the gate's bound.
             .handshakeTimeout(handshakeTimeoutMillis, TimeUnit.MILLISECONDS)
             // The official client pings every 6 minutes; allow that without GOAWAY(too_many_pings).
-            .permitKeepAliveTime(5, TimeUnit.MINUTES)
+            .permitKeepAliveTime(NettyH2Server.PERMITTED_PING_INTERVAL_MINUTES, TimeUnit.MINUTES)
             .permitKeepAliveWithoutCalls(true)
-            .addTransportFilter(new IdentityFilter(registry, gate))
+            .addTransportFilter(new IdentityFilter(calls, gate))
             .addService(requestService)
             .addService(streamService)
             .build();
     try {
       server.start();
     } catch (IOException e) {
-      boss.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
-      workers.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
-      throw new UncheckedIOException("cannot listen on gRPC port " + host + ":" + port, e);
+      throw new UncheckedIOException(
+          "cannot listen on gRPC port " + address.getHostString() + ":" + address.getPort(), e);
     }
-    return new GrpcServer(server, boss, workers, gate);
+    return new Listening() {
+      @Override
+      public int port() {
+        return server.getPort();
+      }
+
+      @Override
+      public void close() {
+        server.shutdown();
+        try {
+          if (!server.awaitTermination(2, TimeUnit.SECONDS)) {
+            server.shutdownNow();
+            server.awaitTermination(2, TimeUnit.SECONDS);
+          }
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          server.shutdownNow();
+        }
+      }
+    };
   }
 
   public int port() {
-    return server.getPort();
+    return listening.port();
   }
 
   /** Sockets accepted and not yet through their HTTP/2 handshake. */
@@ -165,27 +234,18 @@ public final class GrpcServer implements AutoCloseable {
 
   @Override
   public void close() {
-    server.shutdown();
-    try {
-      if (!server.awaitTermination(2, TimeUnit.SECONDS)) {
-        server.shutdownNow();
-        server.awaitTermination(2, TimeUnit.SECONDS);
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      server.shutdownNow();
-    }
+    listening.close();
     boss.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     workers.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
   }
 
   /** Gives each transport its connection id, and closes the connection when the transport ends. */
   private static final class IdentityFilter extends ServerTransportFilter {
-    private final ConnectionRegistry registry;
+    private final NacosCalls calls;
     private final HandshakeGate gate;
 
-    IdentityFilter(ConnectionRegistry registry, HandshakeGate gate) {
-      this.registry = registry;
+    IdentityFilter(NacosCalls calls, HandshakeGate gate) {
+      this.calls = calls;
       this.gate = gate;
     }
 
@@ -193,43 +253,21 @@ public final class GrpcServer implements AutoCloseable {
     public Attributes transportReady(Attributes attributes) {
       SocketAddress remote = attributes.get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR);
       gate.handshaked(remote, attributes.get(Grpc.TRANSPORT_ATTR_LOCAL_ADDR));
-      String ip = "unknown";
-      int port = 0;
-      if (remote instanceof InetSocketAddress inet) {
-        ip = inet.getAddress() == null ? inet.getHostString() : inet.getAddress().getHostAddress();
-        port = inet.getPort();
-      }
-      return attributes.toBuilder().set(CONNECTION_ID, registry.newConnectionId(ip, port)).build();
+      return attributes.toBuilder().set(CONNECTION_ID, calls.newConnectionId(remote)).build();
     }
 
     @Override
     public void transportTerminated(Attributes attributes) {
-      String id = attributes == null ? null : attributes.get(CONNECTION_ID);
-      if (id != null) {
-        registry.close(id, "transport closed");
-      }
+      calls.transportClosed(attributes == null ? null : attributes.get(CONNECTION_ID));
     }
   }
 
   /** {@code /Request/request}: one payload in, one payload out. */
   private static final class UnaryCallHandler implements ServerCallHandler<Payload, Payload> {
-    private final ConnectionRegistry registry;
-    private final RequestRouter router;
-    private final MessageCodec codec;
-    private final BooleanSupplier ready;
-    private final ServerClock clock;
+    private final NacosCalls calls;
 
-    UnaryCallHandler(
-        ConnectionRegistry registry,
-        RequestRouter router,
-        MessageCodec codec,
-        BooleanSupplier ready,
-        ServerClock clock) {
-      this.registry = registry;
-      this.router = router;
-      this.codec = codec;
-      this.ready = ready;
-      this.clock = clock;
+    UnaryCallHandler(NacosCalls calls) {
+      this.calls = calls;
     }
 
     @Override
@@ -257,79 +295,56 @@ public final class GrpcServer implements AutoCloseable {
             call.close(Status.INTERNAL.withDescription("no request"), new Metadata());
             return;
           }
-          if (request.isMalformed()) {
-            call.close(
-                Status.INVALID_ARGUMENT.withDescription(request.malformedReason()), new Metadata());
-            return;
-          }
-          respond(call, request);
+          calls.unary(
+              call.getAttributes().get(CONNECTION_ID), request, new ServerCallReply(call, calls));
         }
       };
     }
+  }
 
-    private void respond(ServerCall<Payload, Payload> call, Payload request) {
-      String connectionId = call.getAttributes().get(CONNECTION_ID);
-      if (!ready.getAsBoolean()) {
-        reply(call, ErrorResponse.of(ErrorCodes.INVALID_SERVER_STATUS, "server is starting"));
-        return;
-      }
-      String type = request.type();
-      if (type.equals("ServerCheckRequest")) {
-        ServerCheckResponse check = new ServerCheckResponse();
-        check.connectionId = connectionId;
-        check.supportAbilityNegotiation = true;
-        reply(call, check);
-        return;
-      }
-      Connection connection = registry.get(connectionId);
-      if (connection == null) {
-        reply(call, ErrorResponse.of(ErrorCodes.UN_REGISTER, "Connection is unregistered."));
-        return;
-      }
-      connection.touch(clock.nanoTime());
-      if (type.equals("HealthCheckRequest")) {
-        reply(call, new HealthCheckResponse());
-        return;
-      }
-      String clientIp =
-          request.clientIp().isEmpty() ? connection.client().clientIp() : request.clientIp();
-      router
-          .route(request, new RequestContext(connection, clientIp))
-          .whenComplete(
-              (response, failure) -> {
-                if (failure != null) {
-                  log.error("request {} failed", type, failure);
-                  reply(call, ErrorResponse.of(ErrorCodes.SERVER_ERROR, "internal error"));
-                } else {
-                  reply(call, response);
-                }
-              });
-    }
-
-    private void reply(ServerCall<Payload, Payload> call, NacosResponse response) {
+  /** Writes a unary call's outcome on grpc-java's call. */
+  private record ServerCallReply(ServerCall<Payload, Payload> call, NacosCalls calls)
+      implements NacosCalls.UnaryReply {
+    @Override
+    public void answer(NacosResponse response) {
       try {
         call.sendHeaders(new Metadata());
-        call.sendMessage(codec.encode(response));
+        call.sendMessage(calls.codec().encode(response));
         call.close(Status.OK, new Metadata());
       } catch (IllegalStateException cancelled) {
         // The client gave up on the call (timeout or disconnect); nothing to send it to.
       }
     }
+
+    @Override
+    public void fail(Status.Code code, String description) {
+      try {
+        call.close(code.toStatus().withDescription(description), new Metadata());
+      } catch (IllegalStateException cancelled) {
+        // As above.
+      }
+    }
+  }
+
+  /** A connection's stream on grpc-java: its {@link ServerCall}. */
+  private record ServerCallPushStream(ServerCall<Payload, Payload> call) implements PushStream {
+    @Override
+    public void send(Payload message) {
+      call.sendMessage(message);
+    }
+
+    @Override
+    public void close(Status.Code code, String description) {
+      call.close(code.toStatus().withDescription(description), new Metadata());
+    }
   }
 
   /** {@code /BiRequestStream/requestBiStream}: registers the connection, carries pushes. */
   private static final class StreamCallHandler implements ServerCallHandler<Payload, Payload> {
-    private final ConnectionRegistry registry;
-    private final MessageCodec codec;
-    private final ServerClock clock;
-    private final ClientFaultLog faults;
+    private final NacosCalls calls;
 
-    StreamCallHandler(
-        ConnectionRegistry registry, MessageCodec codec, ServerClock clock, ClientFaultLog faults) {
-      this.registry = registry;
-      this.codec = codec;
-      this.clock = clock;
-      this.faults = faults;
+    StreamCallHandler(NacosCalls calls) {
+      this.calls = calls;
     }
 
     @Override
@@ -346,103 +361,25 @@ public final class GrpcServer implements AutoCloseable {
         @Override
         public void onMessage(Payload message) {
           if (connection == null) {
-            setUp(message);
+            connection =
+                calls.openStream(connectionId, remote, message, new ServerCallPushStream(call));
+            refused = connection == null;
           } else {
-            NacosResponse answer = decodeResponse(message);
-            if (answer != null) {
-              connection.onStreamMessage(answer, clock.nanoTime());
-            }
+            calls.streamMessage(connection, message);
           }
-          if (!refused && (connection == null || !connection.isClosed())) {
+          if (!refused && !connection.isClosed()) {
             call.request(1);
-          }
-        }
-
-        private void setUp(Payload message) {
-          if (message.isMalformed()) {
-            refused = true;
-            call.close(
-                Status.INVALID_ARGUMENT.withDescription(message.malformedReason()), new Metadata());
-            return;
-          }
-          if (!message.type().equals("ConnectionSetupRequest")) {
-            refused = true;
-            call.close(
-                Status.FAILED_PRECONDITION.withDescription(
-                    "the first message on the stream must be ConnectionSetupRequest"),
-                new Metadata());
-            return;
-          }
-          ConnectionSetupRequest setup;
-          try {
-            setup = (ConnectionSetupRequest) codec.decode(message);
-          } catch (IOException | RuntimeException e) {
-            refused = true;
-            call.close(
-                Status.INVALID_ARGUMENT.withDescription("unreadable ConnectionSetupRequest"),
-                new Metadata());
-            return;
-          }
-          String remoteIp = "unknown";
-          int remotePort = 0;
-          if (remote instanceof InetSocketAddress inet) {
-            remoteIp =
-                inet.getAddress() == null
-                    ? inet.getHostString()
-                    : inet.getAddress().getHostAddress();
-            remotePort = inet.getPort();
-          }
-          Map<String, String> labels = setup.labels == null ? Map.of() : setup.labels;
-          ClientInfo client =
-              new ClientInfo(
-                  message.clientIp().isEmpty() ? remoteIp : message.clientIp(),
-                  setup.clientVersion == null ? "" : setup.clientVersion,
-                  labels.getOrDefault("module", ""),
-                  labels.getOrDefault("AppName", ""),
-                  setup.tenant == null ? "" : setup.tenant,
-                  labels);
-          connection = registry.register(connectionId, remoteIp, remotePort, client, call);
-          if (connection == null) {
-            refused = true;
-            faults.note(
-                "gRPC connection refused",
-                remoteIp + ": " + registry.maxConnections() + " connections already (max)");
-            call.close(
-                Status.RESOURCE_EXHAUSTED.withDescription(
-                    "connection refused: the server has "
-                        + registry.maxConnections()
-                        + " connections, its limit"),
-                new Metadata());
-            return;
-          }
-          SetupAckRequest ack = new SetupAckRequest();
-          ack.abilityTable = ABILITIES;
-          connection.sendWithoutAnswer(ack);
-        }
-
-        private NacosResponse decodeResponse(Payload message) {
-          try {
-            return codec.decodeAs(StreamResponse.class, message.body());
-          } catch (IOException | RuntimeException e) {
-            log.debug("unreadable {} on stream of {}", message.type(), connectionId);
-            return null;
           }
         }
 
         @Override
         public void onHalfClose() {
-          end("client closed the stream");
+          calls.streamEnded(connection, "client closed the stream");
         }
 
         @Override
         public void onCancel() {
-          end("stream cancelled");
-        }
-
-        private void end(String reason) {
-          if (connection != null) {
-            connection.close(reason);
-          }
+          calls.streamEnded(connection, "stream cancelled");
         }
       };
     }

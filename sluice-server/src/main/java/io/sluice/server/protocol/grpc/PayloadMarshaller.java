@@ -36,9 +36,18 @@ public final class PayloadMarshaller implements MethodDescriptor.Marshaller<Payl
       } else {
         bytes = stream.readAllBytes();
       }
-      return PayloadCodec.decode(bytes);
+      return parse(bytes);
     } catch (IOException | RuntimeException e) {
       // Thrown, gRPC would answer a bare UNKNOWN: the call handler refuses it with the reason.
+      return Payload.malformed("malformed Payload: " + e.getMessage());
+    }
+  }
+
+  /** A message's bytes as a payload, or a malformed one with the reason; never throws. */
+  static Payload parse(byte[] bytes) {
+    try {
+      return PayloadCodec.decode(bytes);
+    } catch (RuntimeException e) {
       return Payload.malformed("malformed Payload: " + e.getMessage());
     }
   }

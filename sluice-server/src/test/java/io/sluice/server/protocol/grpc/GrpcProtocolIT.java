@@ -14,10 +14,8 @@ import io.grpc.stub.ClientCalls;
 import io.sluice.server.ServerOptions;
 import io.sluice.server.SluiceServer;
 import io.sluice.server.testing.FreePorts;
+import io.sluice.server.testing.GrpcTransportUnderTest;
 import io.sluice.server.testing.NacosWireClient;
-import java.io.ByteArrayInputStream;
-import java.io.IOException;
-import java.io.InputStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -46,6 +44,7 @@ class GrpcProtocolIT {
                 .connectionIdleTimeout(Duration.ofSeconds(1))
                 .connectionProbeTimeout(Duration.ofSeconds(1))
                 .pushAckTimeout(Duration.ofMillis(500))
+                .grpcTransport(GrpcTransportUnderTest.get())
                 .build());
     assertThat(server.awaitReady(30, TimeUnit.SECONDS)).isTrue();
   }
@@ -219,13 +218,7 @@ class GrpcProtocolIT {
 
   @Test
   void failsACallWhoseBytesAreNotAPayloadWithItsReasonWithoutHarmingOthers() throws Exception {
-    MethodDescriptor<byte[], byte[]> raw =
-        MethodDescriptor.<byte[], byte[]>newBuilder()
-            .setType(MethodDescriptor.MethodType.UNARY)
-            .setFullMethodName("Request/request")
-            .setRequestMarshaller(BYTES)
-            .setResponseMarshaller(BYTES)
-            .build();
+    MethodDescriptor<byte[], byte[]> raw = NacosWireClient.rawUnary("Request/request");
     ManagedChannel channel =
         NettyChannelBuilder.forAddress("127.0.0.1", server.grpcPort()).usePlaintext().build();
     try {
@@ -349,21 +342,4 @@ class GrpcProtocolIT {
                       == 0);
     }
   }
-
-  private static final MethodDescriptor.Marshaller<byte[]> BYTES =
-      new MethodDescriptor.Marshaller<>() {
-        @Override
-        public InputStream stream(byte[] value) {
-          return new ByteArrayInputStream(value);
-        }
-
-        @Override
-        public byte[] parse(InputStream stream) {
-          try {
-            return stream.readAllBytes();
-          } catch (IOException e) {
-            throw new IllegalStateException(e);
-          }
-        }
-      };
 }

@@ -1,0 +1,804 @@
+package io.sluice.server.protocol.grpc;
+
+import io.grpc.Status;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http2.AbstractHttp2ConnectionHandlerBuilder;
+import io.netty.handler.codec.http2.DefaultHttp2Headers;
+import io.netty.handler.codec.http2.Http2CodecUtil;
+import io.netty.handler.codec.http2.Http2Connection;
+import io.netty.handler.codec.http2.Http2ConnectionAdapter;
+import io.netty.handler.codec.http2.Http2ConnectionDecoder;
+import io.netty.handler.codec.http2.Http2ConnectionEncoder;
+import io.netty.handler.codec.http2.Http2ConnectionHandler;
+import io.netty.handler.codec.http2.Http2Error;
+import io.netty.handler.codec.http2.Http2Exception;
+import io.netty.handler.codec.http2.Http2Flags;
+import io.netty.handler.codec.http2.Http2FrameListener;
+import io.netty.handler.codec.http2.Http2Headers;
+import io.netty.handler.codec.http2.Http2Settings;
+import io.netty.handler.codec.http2.Http2Stream;
+import io.netty.util.AsciiString;
+import io.sluice.server.clock.ServerClock;
+import java.io.IOException;
+import java.net.SocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One HTTP/2 connection of the {@link GrpcTransport#NETTY_H2} transport: Netty's HTTP/2 codec
+ * (HPACK, frames, flow control, the stream map) with a frame listener that knows exactly Nacos's
+ * two gRPC methods. {@code /Request/request} gathers one message and hands it to {@link
+ * NacosCalls#unary}; {@code /BiRequestStream/requestBiStream} is the connection's {@link
+ * PushStream}; any other path is answered UNIMPLEMENTED. A call is answered with one HEADERS, one
+ * DATA (the gRPC prefix, then the payload written straight into one pooled buffer) and one trailers
+ * HEADERS.
+ *
+ * <p>Bounds: at most {@value #MAX_CONCURRENT_STREAMS} streams at once (SETTINGS; more are refused
+ * by the codec), a header list of at most {@value #MAX_HEADER_LIST_BYTES} bytes, one message of at
+ * most {@code maxMessageBytes} per call (a larger announced length fails the call with
+ * RESOURCE_EXHAUSTED before any of it is kept), and at most {@code maxBufferedBytes} of partly
+ * received messages per connection; RST_STREAM floods are cut by the codec ({@value
+ * #MAX_RESETS_PER_WINDOW} per {@value #RESET_WINDOW_SECONDS} s). Pings more often than every
+ * {@value NettyH2Server#PERMITTED_PING_INTERVAL_MINUTES} minutes are answered with GOAWAY
+ * ENHANCE_YOUR_CALM after {@value #MAX_PING_STRIKES} strikes, as grpc-java does.
+ *
+ * <p>Concurrency: everything here runs on the connection's event loop except {@link UnaryCall}'s
+ * answers and {@link StreamCall}'s sends and close, which may come from any thread and hop onto the
+ * loop; the fields below are the loop's alone.
+ */
+final class NacosH2Handler extends Http2ConnectionHandler implements Http2FrameListener {
+  static final String UNARY_PATH = "/Request/request";
+  static final String STREAM_PATH = "/BiRequestStream/requestBiStream";
+  static final int MAX_CONCURRENT_STREAMS = 100;
+  static final int MAX_HEADER_LIST_BYTES = 8192;
+  static final int MAX_RESETS_PER_WINDOW = 200;
+  static final int RESET_WINDOW_SECONDS = 30;
+  static final int MAX_PING_STRIKES = 2;
+  static final long GRACEFUL_SHUTDOWN_MILLIS = 1000;
+
+  /** Per-stream (SETTINGS) and connection receive window, as grpc-java's default. */
+  private static final int FLOW_CONTROL_WINDOW = 1 << 20;
+
+  private static final int PREFIX_BYTES = 5;
+  private static final AsciiString CONTENT_TYPE = AsciiString.cached("content-type");
+  private static final AsciiString GRPC_CONTENT_TYPE = AsciiString.cached("application/grpc");
+  private static final AsciiString GRPC_ENCODING = AsciiString.cached("grpc-encoding");
+  private static final AsciiString GRPC_STATUS = AsciiString.cached("grpc-status");
+  private static final AsciiString GRPC_MESSAGE = AsciiString.cached("grpc-message");
+  private static final AsciiString IDENTITY = AsciiString.cached("identity");
+  private static final AsciiString POST = AsciiString.cached("POST");
+
+  /** Written for every answer; never modified, so shared by all connections. */
+  private static final Http2Headers RESPONSE_HEADERS =
+      new DefaultHttp2Headers()
+          .status(HttpResponseStatus.OK.codeAsText())
+          .set(CONTENT_TYPE, GRPC_CONTENT_TYPE);
+
+  private static final Http2Headers OK_TRAILERS =
+      new DefaultHttp2Headers().set(GRPC_STATUS, AsciiString.cached("0"));
+
+  private final NacosCalls calls;
+  private final HandshakeGate gate;
+  private final ServerClock clock;
+  private final int maxMessageBytes;
+  private final long maxBufferedBytes;
+  private final Http2Connection.PropertyKey callKey;
+
+  private ChannelHandlerContext context;
+  private String connectionId;
+  private boolean handshaked;
+
+  /** True while a frame is being handled: what is written then is flushed at the read's end. */
+  private boolean reading;
+
+  private long bufferedBytes;
+  private long lastValidPingNanos;
+  private boolean pingSinceReset;
+  private int pingStrikes;
+
+  private NacosH2Handler(
+      Http2ConnectionDecoder decoder,
+      Http2ConnectionEncoder encoder,
+      Http2Settings initialSettings,
+      NacosCalls calls,
+      HandshakeGate gate,
+      ServerClock clock,
+      int maxMessageBytes) {
+    super(decoder, encoder, initialSettings);
+    this.calls = calls;
+    this.gate = gate;
+    this.clock = clock;
+    this.maxMessageBytes = maxMessageBytes;
+    this.maxBufferedBytes = 8L * maxMessageBytes;
+    this.callKey = connection().newKey();
+    // Streams the client may open, enforced from the start rather than only once the client
+    // acknowledges our SETTINGS (which is when Netty would apply them).
+    connection().remote().maxActiveStreams(MAX_CONCURRENT_STREAMS);
+    connection()
+        .addListener(
+            new Http2ConnectionAdapter() {
+              @Override
+              public void onStreamClosed(Http2Stream stream) {
+                H2Call call = stream.getProperty(callKey);
+                if (call != null) {
+                  call.streamClosed();
+                }
+              }
+            });
+  }
+
+  /** A handler for one new connection. */
+  static NacosH2Handler create(
+      NacosCalls calls, HandshakeGate gate, ServerClock clock, int maxMessageBytes) {
+    return new Builder(calls, gate, clock, maxMessageBytes).build();
+  }
+
+  /** Whether the client's preface and first SETTINGS have arrived. */
+  boolean handshaked() {
+    return handshaked;
+  }
+
+  @Override
+  public void handlerAdded(ChannelHandlerContext ctx) throws Exception {
+    this.context = ctx;
+    super.handlerAdded(ctx);
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+    try {
+      super.channelInactive(ctx); // closes every stream first: their calls end with it
+    } finally {
+      calls.transportClosed(connectionId);
+    }
+  }
+
+  /**
+   * Ends every stream call with UNAVAILABLE (the clients reconnect elsewhere) and closes the
+   * connection: GOAWAY, then unary calls in flight get up to {@value #GRACEFUL_SHUTDOWN_MILLIS} ms.
+   */
+  void shutDown() {
+    List<StreamCall> open = new ArrayList<>();
+    try {
+      connection()
+          .forEachActiveStream(
+              stream -> {
+                if (stream.getProperty(callKey) instanceof StreamCall call) {
+                  open.add(call);
+                }
+                return true;
+              });
+    } catch (Http2Exception cannotHappen) {
+      // The visitor throws nothing.
+    }
+    for (StreamCall call : open) {
+      call.close(Status.Code.UNAVAILABLE, "server is shutting down");
+    }
+    context.channel().close(); // through this handler: GOAWAY and the graceful wait
+  }
+
+  // ---- frames ----
+
+  @Override
+  public void onSettingsRead(ChannelHandlerContext ctx, Http2Settings settings)
+      throws Http2Exception {
+    if (handshaked) {
+      return;
+    }
+    handshaked = true;
+    SocketAddress remote = ctx.channel().remoteAddress();
+    connectionId = calls.newConnectionId(remote);
+    gate.handshaked(remote, ctx.channel().localAddress());
+    Http2Stream whole = connection().connectionStream();
+    connection()
+        .local()
+        .flowController()
+        .incrementWindowSize(
+            whole, FLOW_CONTROL_WINDOW - connection().local().flowController().windowSize(whole));
+  }
+
+  @Override
+  public void onHeadersRead(
+      ChannelHandlerContext ctx,
+      int streamId,
+      Http2Headers headers,
+      int padding,
+      short weight,
+      boolean exclusive,
+      int streamDependency,
+      boolean endOfStream) {
+    onHeadersRead(ctx, streamId, headers, padding, endOfStream);
+  }
+
+  @Override
+  public void onHeadersRead(
+      ChannelHandlerContext ctx,
+      int streamId,
+      Http2Headers headers,
+      int padding,
+      boolean endOfStream) {
+    reading = true;
+    try {
+      Http2Stream stream = connection().stream(streamId);
+      if (stream == null) {
+        return;
+      }
+      H2Call existing = stream.getProperty(callKey);
+      if (existing != null) {
+        // Trailers from the client: they end its side of the call.
+        if (endOfStream) {
+          existing.halfClosed();
+        }
+        return;
+      }
+      resetPingStrikes();
+      Refusal refusal = Refusal.of(headers);
+      if (refusal != null) {
+        refuse(stream, refusal);
+        return;
+      }
+      CharSequence path = headers.path();
+      H2Call call =
+          AsciiString.contentEquals(UNARY_PATH, path)
+              ? new UnaryCall(streamId)
+              : new StreamCall(streamId);
+      stream.setProperty(callKey, call);
+      call.opened();
+      if (endOfStream) {
+        call.halfClosed();
+      }
+    } finally {
+      reading = false;
+    }
+  }
+
+  /**
+   * Why a call is not served: 405 for another HTTP method and 415 for another content type (as
+   * grpc-java answers them), UNIMPLEMENTED for another path or a compressed encoding.
+   */
+  private record Refusal(int httpStatus, Status.Code code, String description) {
+    /** The refusal of a call with these headers, or null when it is one of the two methods. */
+    static Refusal of(Http2Headers headers) {
+      CharSequence method = headers.method();
+      if (method == null || !AsciiString.contentEquals(POST, method)) {
+        return new Refusal(405, Status.Code.INTERNAL, "Method '" + method + "' is not supported");
+      }
+      CharSequence contentType = headers.get(CONTENT_TYPE);
+      if (contentType == null
+          || !AsciiString.regionMatches(
+              contentType, true, 0, GRPC_CONTENT_TYPE, 0, GRPC_CONTENT_TYPE.length())) {
+        return new Refusal(
+            415, Status.Code.INTERNAL, "Content-Type '" + contentType + "' is not supported");
+      }
+      CharSequence path = headers.path();
+      if (path == null
+          || !(AsciiString.contentEquals(UNARY_PATH, path)
+              || AsciiString.contentEquals(STREAM_PATH, path))) {
+        String name = path == null ? "" : path.toString();
+        return new Refusal(
+            200,
+            Status.Code.UNIMPLEMENTED,
+            "Method not found: " + (name.startsWith("/") ? name.substring(1) : name));
+      }
+      CharSequence encoding = headers.get(GRPC_ENCODING);
+      if (encoding != null && !AsciiString.contentEqualsIgnoreCase(IDENTITY, encoding)) {
+        return new Refusal(
+            200,
+            Status.Code.UNIMPLEMENTED,
+            "compressed messages are not supported (grpc-encoding " + encoding + ")");
+      }
+      return null;
+    }
+  }
+
+  /**
+   * Answers a call that is not served with trailers only; the client's further frames are dropped.
+   */
+  private void refuse(Http2Stream stream, Refusal refusal) {
+    Http2Headers trailers =
+        new DefaultHttp2Headers()
+            .status(AsciiString.of(Integer.toString(refusal.httpStatus())))
+            .set(CONTENT_TYPE, GRPC_CONTENT_TYPE)
+            .set(GRPC_STATUS, Integer.toString(refusal.code().value()))
+            .set(GRPC_MESSAGE, GrpcStatusMessages.percentEncode(refusal.description()));
+    boolean clientStillSending = stream.state().remoteSideOpen();
+    encoder().writeHeaders(context, stream.id(), trailers, 0, true, context.newPromise());
+    if (clientStillSending) {
+      resetStream(context, stream.id(), Http2Error.NO_ERROR.code(), context.newPromise());
+    }
+  }
+
+  @Override
+  public int onDataRead(
+      ChannelHandlerContext ctx, int streamId, ByteBuf data, int padding, boolean endOfStream) {
+    int processed = data.readableBytes() + padding;
+    reading = true;
+    try {
+      resetPingStrikes();
+      Http2Stream stream = connection().stream(streamId);
+      H2Call call = stream == null ? null : stream.getProperty(callKey);
+      if (call != null) {
+        call.read(data);
+        if (endOfStream) {
+          call.halfClosed();
+        }
+      }
+    } finally {
+      reading = false;
+    }
+    return processed;
+  }
+
+  @Override
+  public void onPingRead(ChannelHandlerContext ctx, long data) {
+    // The codec acknowledges the ping itself; here only the keep-alive policy is enforced.
+    long now = clock.nanoTime();
+    if (!pingSinceReset
+        || now - lastValidPingNanos
+            >= TimeUnit.MINUTES.toNanos(NettyH2Server.PERMITTED_PING_INTERVAL_MINUTES)) {
+      pingSinceReset = true;
+      lastValidPingNanos = now;
+      return;
+    }
+    if (++pingStrikes > MAX_PING_STRIKES) {
+      calls.faults().note("gRPC connection closed", remoteIp() + ": too_many_pings");
+      goAway(
+              ctx,
+              connection().remote().lastStreamCreated(),
+              Http2Error.ENHANCE_YOUR_CALM.code(),
+              ByteBufUtil.writeAscii(ctx.alloc(), "too_many_pings"),
+              ctx.newPromise())
+          .addListener(ChannelFutureListener.CLOSE);
+      flush(ctx);
+    }
+  }
+
+  /** Data or headers exchanged: pings are counted afresh, as grpc-java's enforcer does. */
+  private void resetPingStrikes() {
+    pingSinceReset = false;
+    pingStrikes = 0;
+  }
+
+  @Override
+  public void onRstStreamRead(ChannelHandlerContext ctx, int streamId, long errorCode) {
+    // The codec closes the stream next; its call ends in onStreamClosed.
+  }
+
+  @Override
+  public void onPriorityRead(
+      ChannelHandlerContext ctx,
+      int streamId,
+      int streamDependency,
+      short weight,
+      boolean exclusive) {}
+
+  @Override
+  public void onSettingsAckRead(ChannelHandlerContext ctx) {}
+
+  @Override
+  public void onPingAckRead(ChannelHandlerContext ctx, long data) {}
+
+  @Override
+  public void onPushPromiseRead(
+      ChannelHandlerContext ctx,
+      int streamId,
+      int promisedStreamId,
+      Http2Headers headers,
+      int padding) {}
+
+  @Override
+  public void onGoAwayRead(
+      ChannelHandlerContext ctx, int lastStreamId, long errorCode, ByteBuf debugData) {}
+
+  @Override
+  public void onWindowUpdateRead(
+      ChannelHandlerContext ctx, int streamId, int windowSizeIncrement) {}
+
+  @Override
+  public void onUnknownFrame(
+      ChannelHandlerContext ctx, byte frameType, int streamId, Http2Flags flags, ByteBuf payload) {}
+
+  // ---- faults: one rate-limited line each, never a stack trace ----
+
+  @Override
+  protected void onConnectionError(
+      ChannelHandlerContext ctx, boolean outbound, Throwable cause, Http2Exception http2Ex) {
+    if (!(cause instanceof IOException)) {
+      calls
+          .faults()
+          .note(
+              "gRPC connection closed on an HTTP/2 error",
+              remoteIp() + ": " + (http2Ex != null ? http2Ex.getMessage() : cause.getMessage()));
+    }
+    super.onConnectionError(ctx, outbound, cause, http2Ex);
+  }
+
+  @Override
+  protected void onStreamError(
+      ChannelHandlerContext ctx,
+      boolean outbound,
+      Throwable cause,
+      Http2Exception.StreamException http2Ex) {
+    if (http2Ex.error() != Http2Error.STREAM_CLOSED) {
+      // STREAM_CLOSED: frames still in flight for a call this side already ended; not a fault.
+      calls
+          .faults()
+          .note("gRPC stream reset on an HTTP/2 error", remoteIp() + ": " + http2Ex.getMessage());
+    }
+    super.onStreamError(ctx, outbound, cause, http2Ex);
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) throws Exception {
+    if (Http2CodecUtil.getEmbeddedHttp2Exception(cause) != null) {
+      super.exceptionCaught(ctx, cause);
+      return;
+    }
+    // TLS failures and socket errors: not the codec's to answer, and never logged with a trace.
+    if (!(cause instanceof IOException)) {
+      calls.faults().note("gRPC connection failed", cause);
+    }
+    ctx.close();
+  }
+
+  private String remoteIp() {
+    SocketAddress remote = context == null ? null : context.channel().remoteAddress();
+    return String.valueOf(remote);
+  }
+
+  // ---- calls ----
+
+  private void flushUnlessReading() {
+    if (!reading) {
+      flush(context);
+    }
+  }
+
+  /** Runs {@code task} on this connection's event loop, now if already there. */
+  private boolean onLoop(Runnable task) {
+    if (context.executor().inEventLoop()) {
+      task.run();
+      return true;
+    }
+    try {
+      context.executor().execute(task);
+      return true;
+    } catch (RejectedExecutionException shuttingDown) {
+      return false;
+    }
+  }
+
+  /** The frame of one gRPC message: the 5-byte prefix, the payload's head, then its body. */
+  private ByteBuf frame(Payload payload) {
+    byte[] head = PayloadCodec.head(payload);
+    byte[] body = payload.body();
+    int length = head.length + body.length;
+    ByteBuf frame = context.alloc().buffer(PREFIX_BYTES + length);
+    frame.writeByte(0).writeInt(length).writeBytes(head).writeBytes(body);
+    return frame;
+  }
+
+  /**
+   * One call on one stream: reads its messages (prefix, then exactly the announced bytes) and ends
+   * it once, with an answer or a status. Loop-confined except where subclasses say.
+   */
+  private abstract class H2Call {
+    final int streamId;
+    private final byte[] prefix = new byte[PREFIX_BYTES];
+    private int prefixRead;
+    private byte[] message;
+    private int messageRead;
+
+    /** The call's end was written (or the stream is gone): later frames and answers are dropped. */
+    boolean done;
+
+    boolean headersSent;
+
+    H2Call(int streamId) {
+      this.streamId = streamId;
+    }
+
+    /** The call's headers arrived. */
+    void opened() {}
+
+    abstract void onMessage(Payload message);
+
+    /** The client finished sending, every message read. */
+    abstract void onHalfClose();
+
+    /** The stream closed, by either side or with the connection. */
+    void streamClosed() {
+      done = true;
+      dropPartialMessage();
+    }
+
+    final void read(ByteBuf data) {
+      while (!done && data.isReadable()) {
+        if (message == null) {
+          int n = Math.min(PREFIX_BYTES - prefixRead, data.readableBytes());
+          data.readBytes(prefix, prefixRead, n);
+          prefixRead += n;
+          if (prefixRead < PREFIX_BYTES) {
+            return;
+          }
+          prefixRead = 0;
+          if ((prefix[0] & 1) != 0) {
+            fail(Status.Code.UNIMPLEMENTED, "compressed messages are not supported");
+            return;
+          }
+          long length =
+              ((prefix[1] & 0xffL) << 24)
+                  | ((prefix[2] & 0xff) << 16)
+                  | ((prefix[3] & 0xff) << 8)
+                  | (prefix[4] & 0xff);
+          if (length > maxMessageBytes) {
+            fail(
+                Status.Code.RESOURCE_EXHAUSTED,
+                "gRPC message exceeds maximum size " + maxMessageBytes + ": " + length);
+            return;
+          }
+          if (bufferedBytes + length > maxBufferedBytes) {
+            fail(
+                Status.Code.RESOURCE_EXHAUSTED,
+                "too many message bytes in flight on this connection (max "
+                    + maxBufferedBytes
+                    + ")");
+            return;
+          }
+          bufferedBytes += length;
+          message = new byte[(int) length];
+          messageRead = 0;
+        }
+        int n = Math.min(message.length - messageRead, data.readableBytes());
+        data.readBytes(message, messageRead, n);
+        messageRead += n;
+        if (messageRead == message.length) {
+          byte[] complete = message;
+          dropPartialMessage();
+          onMessage(PayloadMarshaller.parse(complete));
+        }
+      }
+    }
+
+    final void halfClosed() {
+      if (done) {
+        return;
+      }
+      if (message != null || prefixRead > 0) {
+        fail(Status.Code.INTERNAL, "Encountered end-of-stream mid-frame");
+        return;
+      }
+      onHalfClose();
+    }
+
+    private void dropPartialMessage() {
+      if (message != null) {
+        bufferedBytes -= message.length;
+        message = null;
+      }
+      prefixRead = 0;
+    }
+
+    /** Ends the call with a failure status; the client's further frames are dropped. */
+    void fail(Status.Code code, String description) {
+      writeEnd(code, description);
+    }
+
+    /** Writes the call's trailers (with headers first if none were sent): loop only, once. */
+    final void writeEnd(Status.Code code, String description) {
+      if (done) {
+        return;
+      }
+      done = true;
+      dropPartialMessage();
+      Http2Stream stream = connection().stream(streamId);
+      if (stream == null) {
+        return;
+      }
+      Http2Headers trailers = new DefaultHttp2Headers();
+      if (!headersSent) {
+        trailers.status(HttpResponseStatus.OK.codeAsText()).set(CONTENT_TYPE, GRPC_CONTENT_TYPE);
+      }
+      trailers.set(GRPC_STATUS, Integer.toString(code.value()));
+      if (description != null && !description.isEmpty()) {
+        trailers.set(GRPC_MESSAGE, GrpcStatusMessages.percentEncode(description));
+      }
+      // RST_STREAM(NO_ERROR) tells a client still sending to stop (RFC 9113 8.1), but would also
+      // drop frames still waiting for flow-control window: then the client just closes its side.
+      boolean stopClient =
+          stream.state().remoteSideOpen() && !encoder().flowController().hasFlowControlled(stream);
+      encoder().writeHeaders(context, streamId, trailers, 0, true, context.newPromise());
+      if (stopClient) {
+        resetStream(context, streamId, Http2Error.NO_ERROR.code(), context.newPromise());
+      }
+      flushUnlessReading();
+    }
+  }
+
+  /** {@code /Request/request}: one message in, one answer out. */
+  private final class UnaryCall extends H2Call implements NacosCalls.UnaryReply {
+    private Payload request;
+
+    UnaryCall(int streamId) {
+      super(streamId);
+    }
+
+    @Override
+    void onMessage(Payload message) {
+      if (request != null) {
+        fail(Status.Code.INTERNAL, "more than one request on a unary call");
+        return;
+      }
+      request = message;
+    }
+
+    @Override
+    void onHalfClose() {
+      if (request == null) {
+        fail(Status.Code.INTERNAL, "no request");
+        return;
+      }
+      Payload call = request;
+      request = null;
+      calls.unary(connectionId, call, this);
+    }
+
+    /** Any thread: the answer is encoded here, written on the loop. */
+    @Override
+    public void answer(NacosResponse response) {
+      Payload payload = calls.codec().encode(response);
+      onLoop(() -> writeAnswer(payload));
+    }
+
+    /** Any thread. */
+    @Override
+    public void fail(Status.Code code, String description) {
+      onLoop(() -> writeEnd(code, description));
+    }
+
+    private void writeAnswer(Payload payload) {
+      if (done || connection().stream(streamId) == null) {
+        done = true;
+        return;
+      }
+      done = true;
+      resetPingStrikes();
+      Http2ConnectionEncoder out = encoder();
+      out.writeHeaders(context, streamId, RESPONSE_HEADERS, 0, false, context.newPromise());
+      out.writeData(context, streamId, frame(payload), 0, false, context.newPromise());
+      out.writeHeaders(context, streamId, OK_TRAILERS, 0, true, context.newPromise());
+      flushUnlessReading();
+    }
+  }
+
+  /**
+   * {@code /BiRequestStream/requestBiStream}: the first message registers the connection, later
+   * ones answer pushes; {@link #send} and {@link #close} come from the connection's pushers on any
+   * thread, serialised by the {@link Connection}'s send lock, and keep their order on the loop.
+   */
+  private final class StreamCall extends H2Call implements PushStream {
+    private Connection registered;
+    private boolean refused;
+
+    /** Written by any thread on close; read by senders. */
+    private volatile boolean closing;
+
+    StreamCall(int streamId) {
+      super(streamId);
+    }
+
+    @Override
+    void opened() {
+      headersSent = true;
+      encoder().writeHeaders(context, streamId, RESPONSE_HEADERS, 0, false, context.newPromise());
+    }
+
+    @Override
+    void onMessage(Payload message) {
+      if (refused) {
+        return;
+      }
+      if (registered == null) {
+        registered =
+            calls.openStream(connectionId, context.channel().remoteAddress(), message, this);
+        refused = registered == null;
+      } else {
+        calls.streamMessage(registered, message);
+      }
+    }
+
+    @Override
+    void onHalfClose() {
+      if (registered != null) {
+        calls.streamEnded(registered, "client closed the stream");
+      } else {
+        writeEnd(Status.Code.UNAVAILABLE, "client closed the stream");
+      }
+    }
+
+    @Override
+    void fail(Status.Code code, String description) {
+      writeEnd(code, description);
+      calls.streamEnded(registered, description);
+    }
+
+    @Override
+    void streamClosed() {
+      super.streamClosed();
+      closing = true;
+      calls.streamEnded(registered, "stream cancelled");
+    }
+
+    @Override
+    public void send(Payload message) {
+      if (closing) {
+        throw new IllegalStateException("stream closed");
+      }
+      ByteBuf frame = frame(message);
+      if (!onLoop(() -> writePush(frame))) {
+        frame.release();
+        throw new IllegalStateException("connection shutting down");
+      }
+    }
+
+    private void writePush(ByteBuf frame) {
+      if (done || connection().stream(streamId) == null) {
+        frame.release();
+        return;
+      }
+      resetPingStrikes();
+      encoder().writeData(context, streamId, frame, 0, false, context.newPromise());
+      flushUnlessReading();
+    }
+
+    @Override
+    public void close(Status.Code code, String description) {
+      closing = true;
+      onLoop(() -> writeEnd(code, description));
+    }
+  }
+
+  /** Netty's idiom for a handler that is its own frame listener. */
+  private static final class Builder
+      extends AbstractHttp2ConnectionHandlerBuilder<NacosH2Handler, Builder> {
+    private final NacosCalls calls;
+    private final HandshakeGate gate;
+    private final ServerClock clock;
+    private final int maxMessageBytes;
+
+    Builder(NacosCalls calls, HandshakeGate gate, ServerClock clock, int maxMessageBytes) {
+      this.calls = calls;
+      this.gate = gate;
+      this.clock = clock;
+      this.maxMessageBytes = maxMessageBytes;
+      server(true);
+      initialSettings(
+          new Http2Settings()
+              .maxConcurrentStreams(MAX_CONCURRENT_STREAMS)
+              .maxHeaderListSize(MAX_HEADER_LIST_BYTES)
+              .initialWindowSize(FLOW_CONTROL_WINDOW));
+      gracefulShutdownTimeoutMillis(GRACEFUL_SHUTDOWN_MILLIS);
+      decoderEnforceMaxRstFramesPerWindow(MAX_RESETS_PER_WINDOW, RESET_WINDOW_SECONDS);
+    }
+
+    @Override
+    protected NacosH2Handler build() {
+      return super.build();
+    }
+
+    @Override
+    protected NacosH2Handler build(
+        Http2ConnectionDecoder decoder, Http2ConnectionEncoder encoder, Http2Settings settings) {
+      NacosH2Handler handler =
+          new NacosH2Handler(decoder, encoder, settings, calls, gate, clock, maxMessageBytes);
+      frameListener(handler);
+      return handler;
+    }
+  }
+}
