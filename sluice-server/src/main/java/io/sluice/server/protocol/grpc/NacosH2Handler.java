@@ -27,7 +27,6 @@ import java.io.IOException;
 import java.net.SocketAddress;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -49,8 +48,11 @@ import java.util.concurrent.TimeUnit;
  * ENHANCE_YOUR_CALM after {@value #MAX_PING_STRIKES} strikes, as grpc-java does.
  *
  * <p>Concurrency: everything here runs on the connection's event loop except {@link UnaryCall}'s
- * answers and {@link StreamCall}'s sends and close, which may come from any thread and hop onto the
- * loop; the fields below are the loop's alone.
+ * answers and {@link StreamCall}'s sends and close, which may come from any thread. Those are
+ * handed to the loop through a {@link LoopBatch}, which writes a burst of them with one flush; what
+ * can be outstanding there is bounded: one answer per open stream ({@value
+ * #MAX_CONCURRENT_STREAMS}), the connection's unanswered pushes (1,024) and one close per stream.
+ * The other fields are the loop's alone.
  */
 final class NacosH2Handler extends Http2ConnectionHandler implements Http2FrameListener {
   static final String UNARY_PATH = "/Request/request";
@@ -94,8 +96,14 @@ final class NacosH2Handler extends Http2ConnectionHandler implements Http2FrameL
   private String connectionId;
   private boolean handshaked;
 
-  /** True while a frame is being handled: what is written then is flushed at the read's end. */
+  /**
+   * True while frames are handled: what is written then is flushed once at the read's end (as what
+   * a {@link LoopBatch} drain writes is flushed at the drain's end).
+   */
   private boolean reading;
+
+  /** Writes handed over by other threads; set with the context. */
+  private LoopBatch fromOtherThreads;
 
   private long bufferedBytes;
   private long lastValidPingNanos;
@@ -147,6 +155,7 @@ final class NacosH2Handler extends Http2ConnectionHandler implements Http2FrameL
   @Override
   public void handlerAdded(ChannelHandlerContext ctx) throws Exception {
     this.context = ctx;
+    this.fromOtherThreads = new LoopBatch(ctx.executor(), () -> flush(ctx));
     super.handlerAdded(ctx);
   }
 
@@ -454,24 +463,23 @@ final class NacosH2Handler extends Http2ConnectionHandler implements Http2FrameL
 
   // ---- calls ----
 
-  private void flushUnlessReading() {
-    if (!reading) {
+  private void flushUnlessBusy() {
+    if (!reading && !fromOtherThreads.draining()) {
       flush(context);
     }
   }
 
-  /** Runs {@code task} on this connection's event loop, now if already there. */
+  /**
+   * Runs {@code task} on this connection's event loop: now if already there (the task flushes
+   * unless a read or a drain is under way), else in the loop's next {@link LoopBatch} drain.
+   * Returns false when the loop refuses work (it is shutting down): the task may then never run.
+   */
   private boolean onLoop(Runnable task) {
     if (context.executor().inEventLoop()) {
       task.run();
       return true;
     }
-    try {
-      context.executor().execute(task);
-      return true;
-    } catch (RejectedExecutionException shuttingDown) {
-      return false;
-    }
+    return fromOtherThreads.execute(task);
   }
 
   /** The frame of one gRPC message: the 5-byte prefix, the payload's head, then its body. */
@@ -617,13 +625,18 @@ final class NacosH2Handler extends Http2ConnectionHandler implements Http2FrameL
       if (stopClient) {
         resetStream(context, streamId, Http2Error.NO_ERROR.code(), context.newPromise());
       }
-      flushUnlessReading();
+      flushUnlessBusy();
     }
   }
 
   /** {@code /Request/request}: one message in, one answer out. */
-  private final class UnaryCall extends H2Call implements NacosCalls.UnaryReply {
+  private final class UnaryCall extends H2Call implements NacosCalls.UnaryReply, Runnable {
     private Payload request;
+
+    /**
+     * The encoded answer, handed from the answering thread to the loop (the queue publishes it).
+     */
+    private Payload answer;
 
     UnaryCall(int streamId) {
       super(streamId);
@@ -649,11 +662,19 @@ final class NacosH2Handler extends Http2ConnectionHandler implements Http2FrameL
       calls.unary(connectionId, call, this);
     }
 
-    /** Any thread: the answer is encoded here, written on the loop. */
+    /** Any thread: the answer is encoded here, written on the loop (the call is its own task). */
     @Override
     public void answer(NacosResponse response) {
-      Payload payload = calls.codec().encode(response);
-      onLoop(() -> writeAnswer(payload));
+      answer = calls.codec().encode(response);
+      onLoop(this);
+    }
+
+    /** On the loop: writes the answer. */
+    @Override
+    public void run() {
+      Payload payload = answer;
+      answer = null;
+      writeAnswer(payload);
     }
 
     /** Any thread. */
@@ -673,7 +694,7 @@ final class NacosH2Handler extends Http2ConnectionHandler implements Http2FrameL
       out.writeHeaders(context, streamId, RESPONSE_HEADERS, 0, false, context.newPromise());
       out.writeData(context, streamId, frame(payload), 0, false, context.newPromise());
       out.writeHeaders(context, streamId, OK_TRAILERS, 0, true, context.newPromise());
-      flushUnlessReading();
+      flushUnlessBusy();
     }
   }
 
@@ -754,7 +775,7 @@ final class NacosH2Handler extends Http2ConnectionHandler implements Http2FrameL
       }
       resetPingStrikes();
       encoder().writeData(context, streamId, frame, 0, false, context.newPromise());
-      flushUnlessReading();
+      flushUnlessBusy();
     }
 
     @Override
