@@ -147,15 +147,27 @@ class GovernanceConsoleIT {
     System.err.printf("[e2e] console: flow rule enforced %d ms after Save%n", appliedMillis);
     assertThat(appliedMillis).isLessThan(Duration.ofSeconds(10).toMillis()); // 10x the goal
 
-    // Blocked calls rise on the live chart's last second, and in the resource's row.
+    // Blocked calls rise on the live chart of the route (chosen by its link), whose newest reported
+    // second is named under the charts.
+    browser
+        .until(
+            d ->
+                d.findElements(test("resource-row")).stream()
+                    .filter(r -> ROUTE.equals(r.getAttribute("data-resource")))
+                    .findFirst()
+                    .orElse(null))
+        .findElement(By.linkText(ROUTE))
+        .click();
     WebElement latest =
         browser.until(
             d -> {
-              WebElement e = d.findElement(test("latest-block"));
-              String n = e.getText().replaceAll("\\D+", "");
-              return !n.isEmpty() && Integer.parseInt(n) > 0 ? e : null;
+              List<WebElement> count = d.findElements(test("latest-block-count"));
+              return !count.isEmpty() && Integer.parseInt(count.get(0).getText()) > 0
+                  ? d.findElement(test("latest-block"))
+                  : null;
             });
-    assertThat(latest.getText()).startsWith("Blocked in the last second:");
+    assertThat(latest.getText()).startsWith("Blocked in the latest reported second (");
+    browser.elementWithText(By.xpath("//h2[starts-with(., 'Live: ')]"), "Live: " + ROUTE);
     WebElement blocked =
         browser.until(
             d ->

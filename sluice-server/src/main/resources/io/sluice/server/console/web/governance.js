@@ -100,16 +100,26 @@ export async function app(el, params, state) {
   return () => { stopped = true; };
 }
 
+// How long after a second ends its report may still be on the way: an agent sends each completed
+// second on its next tick (up to a second later) and the page polls once a second, so the newest
+// seconds are often not reported yet. They are drawn as gaps, not as zero.
+const REPORT_LAG_SECONDS = 5;
+
 function charts(resource, points) {
-  // One value per second of the last minute; a second no instance reported counts as 0.
+  // One value per second of the last minute. A second before the latest report that no instance
+  // reported counts as 0 (no calls); a second after it is still on its way unless it is older than
+  // REPORT_LAG_SECONDS (then the agents went quiet, and it counts as 0 too).
   const now = Math.floor(Date.now() / 1000) - 1;
   const bySecond = new Map(points.map(p => [Math.floor(p.startMillis / 1000), p]));
+  const latest = bySecond.size ? Math.max(...bySecond.keys()) : -Infinity;
+  const pending = (t) => t > latest && now - t < REPORT_LAG_SECONDS;
   const seconds = [];
-  for (let t = now - 59; t <= now; t++) seconds.push(bySecond.get(t) || null);
-  const v = (f) => seconds.map(p => (p ? f(p) : 0));
+  for (let t = now - 59; t <= now; t++) seconds.push(bySecond.get(t) || (pending(t) ? undefined : null));
+  const v = (f) => seconds.map(p => (p === undefined ? null : p ? f(p) : 0));
   const rt = (f) => seconds.map(p => (p && f(p) >= 0 ? f(p) / 1000 : null));
   const box = (title, legend, svg, test) => h('div', { class: 'chart', 'data-test': test },
     h('h3', {}, title), svg, h('div', { class: 'legend' }, legend.map(([n, c]) => h('span', { style: 'color:' + c }, '■ ' + n))));
+  const newest = now - latest < REPORT_LAG_SECONDS + 60 ? bySecond.get(latest) : null;
   return h('div', {},
     h('h2', {}, 'Live: ' + resource),
     h('div', { class: 'charts' },
@@ -123,8 +133,11 @@ function charts(resource, points) {
           { name: 'avg', color: '#718096', values: rt(p => p.avgRtMicros) }], 'ms'), 'rt-chart'),
       box('In flight', [['concurrency', '#2c7a7b']],
         lineChart([{ name: 'concurrency', color: '#2c7a7b', values: v(p => p.concurrency) }]), 'concurrency-chart')),
-    h('p', { class: 'muted', 'data-test': 'latest-block' }, 'Blocked in the last second: '
-      + (seconds[seconds.length - 1] ? seconds[seconds.length - 1].block : 0)));
+    newest
+      ? h('p', { class: 'muted', 'data-test': 'latest-block' },
+        `Blocked in the latest reported second (${formatTime(newest.startMillis)}): `,
+        h('span', { 'data-test': 'latest-block-count' }, String(newest.block)))
+      : h('p', { class: 'muted', 'data-test': 'latest-block' }, 'No calls of this resource reported in the last minute.'));
 }
 
 /** The namespace's lane document on a page of its own (the same editor, lanes only). */
