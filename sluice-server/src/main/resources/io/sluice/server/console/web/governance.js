@@ -2,7 +2,7 @@
 // the agents' reports (at most about 2 s behind), editors for the five Sentinel rule kinds and for
 // the namespace's lane document (saved only when sluice-flow's parsers, the agents' own, accept
 // them), and which instances are in which lane.
-import { h, clear, formatTime, message, go, link } from './dom.js';
+import { h, clear, formatTime, message, go, link, missingNodes } from './dom.js';
 import * as api from './api.js';
 import { lineChart } from './chart.js';
 import { laneForm, laneMembers } from './lanes.js';
@@ -36,7 +36,7 @@ export async function apps(el) {
     h('td', { class: 'num' }, a.instances.length),
     h('td', {}, [...new Set(a.instances.map(i => i.lane || 'base'))].map(l => h('span', { class: 'pill lane' }, l + ' '))),
     h('td', {}, formatTime(Math.max(...a.instances.map(i => i.lastReportMillis))))));
-  el.append(h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, 'Application'), h('th', { class: 'num' }, 'Instances reporting'),
+  el.append(missingNodes(body), h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, 'Application'), h('th', { class: 'num' }, 'Instances reporting'),
     h('th', {}, 'Lanes'), h('th', {}, 'Last report'))),
     h('tbody', {}, rows.length ? rows : h('tr', {}, h('td', { colspan: 4, class: 'muted' },
       'No agent reports traffic. Agents report when started with sluice.server.addr pointing here.')))));
@@ -66,11 +66,15 @@ export async function app(el, params, state) {
     const [apps, resources] = await Promise.all([
       api.get(TRAFFIC + '/apps'), api.get(TRAFFIC + '/resources', { app: name })]);
     const mine = (apps.apps || []).find(a => a.app === name);
+    // In a cluster each agent reports to one node; the server merges every node's share.
+    const clustered = mine && mine.instances.some(i => i.node);
     clear(instancesBox);
-    instancesBox.append(mine ? h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, 'Instance'), h('th', {}, 'Lane'),
-      h('th', {}, 'Last report'), h('th', { class: 'num' }, 'Resources seen'))),
-      h('tbody', {}, mine.instances.map(i => h('tr', {}, h('td', {}, i.instance),
-        h('td', {}, h('span', { class: 'pill lane' }, i.lane || 'base')), h('td', {}, formatTime(i.lastReportMillis)),
+    instancesBox.append(missingNodes(apps.missing && apps.missing.length ? apps : resources),
+      mine ? h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, 'Instance'), h('th', {}, 'Lane'),
+      clustered ? h('th', {}, 'Reports to node') : null, h('th', {}, 'Last report'), h('th', { class: 'num' }, 'Resources seen'))),
+      h('tbody', {}, mine.instances.map(i => h('tr', { 'data-test': 'instance-row' }, h('td', {}, i.instance),
+        h('td', {}, h('span', { class: 'pill lane' }, i.lane || 'base')), clustered ? h('td', { 'data-test': 'node' }, i.node) : null,
+        h('td', {}, formatTime(i.lastReportMillis)),
         h('td', { class: 'num' }, i.resourcesSeen))))) : h('p', { class: 'muted' }, 'No instance of ' + name + ' reports traffic now.'));
     clear(resourcesBody);
     for (const r of resources.resources || []) {
