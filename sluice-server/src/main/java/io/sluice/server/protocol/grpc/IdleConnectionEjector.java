@@ -96,9 +96,9 @@ public final class IdleConnectionEjector implements AutoCloseable {
     }
   }
 
-  /** Whether this node stalled at or after {@code nanos} (its sweeps fell behind). */
+  /** Whether a sweep after {@code nanos} found this node behind. */
   boolean stalledSince(long nanos) {
-    return stalledOnce && lastStallNanos - nanos >= 0;
+    return stalledOnce && lastStallNanos - nanos > 0;
   }
 
   @Override
