@@ -531,7 +531,8 @@ public final class SluiceServer implements AutoCloseable {
             threads.scheduler,
             CONNECTION_SWEEP_MILLIS,
             options.connectionIdleTimeout().toMillis(),
-            options.connectionProbeTimeout().toMillis()));
+            options.connectionProbeTimeout().toMillis(),
+            server::eventLoopLagNanos));
     return new GrpcPort(connections, server);
   }
 

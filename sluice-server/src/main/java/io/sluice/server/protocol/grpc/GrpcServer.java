@@ -54,13 +54,19 @@ public final class GrpcServer implements AutoCloseable {
   private final EventLoopGroup boss;
   private final EventLoopGroup workers;
   private final HandshakeGate gate;
+  private final EventLoopLag lag;
 
   private GrpcServer(
-      Server server, EventLoopGroup boss, EventLoopGroup workers, HandshakeGate gate) {
+      Server server,
+      EventLoopGroup boss,
+      EventLoopGroup workers,
+      HandshakeGate gate,
+      ServerClock clock) {
     this.server = server;
     this.boss = boss;
     this.workers = workers;
     this.gate = gate;
+    this.lag = new EventLoopLag(clock, workers);
   }
 
   /**
@@ -146,7 +152,7 @@ public final class GrpcServer implements AutoCloseable {
       workers.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
       throw new UncheckedIOException("cannot listen on gRPC port " + host + ":" + port, e);
     }
-    return new GrpcServer(server, boss, workers, gate);
+    return new GrpcServer(server, boss, workers, gate, clock);
   }
 
   public int port() {
@@ -156,6 +162,14 @@ public final class GrpcServer implements AutoCloseable {
   /** Sockets accepted and not yet through their HTTP/2 handshake. */
   public int handshakingSockets() {
     return gate.handshaking();
+  }
+
+  /**
+   * How far behind its work the slowest event loop is, in nanoseconds (see {@link EventLoopLag});
+   * call from one thread at a time.
+   */
+  public long eventLoopLagNanos() {
+    return lag.nanos();
   }
 
   /** Handshaked HTTP/2 transports open now (a client holds one). */
