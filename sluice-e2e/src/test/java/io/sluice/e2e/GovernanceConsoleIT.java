@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.server.ServerOptions;
 import io.sluice.server.SluiceServer;
-import io.sluice.server.testing.FreePorts;
 import io.sluice.server.testing.HeadlessChromium;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -45,12 +44,10 @@ class GovernanceConsoleIT {
   @BeforeAll
   void start() throws Exception {
     GovernedAppScenarios.deleteRecursively(DIR);
+    // Port 0: the agent and the browser speak HTTP only, so no gRPC port needs deriving.
     server =
         SluiceServer.start(
-            ServerOptions.builder()
-                .httpPort(FreePorts.httpPortWithFreeGrpcPort())
-                .dataDir(DIR.resolve("server-data"))
-                .build());
+            ServerOptions.builder().httpPort(0).dataDir(DIR.resolve("server-data")).build());
     assertThat(server.awaitReady(30, TimeUnit.SECONDS)).isTrue();
     app =
         AppProcess.start(
@@ -156,16 +153,19 @@ class GovernanceConsoleIT {
               return !n.isEmpty() && Integer.parseInt(n) > 0 ? e : null;
             });
     assertThat(latest.getText()).startsWith("Blocked in the last second:");
-    WebElement blocked =
+    // Read inside the wait: the chart re-renders every second, so an element found there may be
+    // stale by the time it is read again (the wait looks again when it is).
+    Integer blocked =
         browser.until(
             d ->
                 d.findElements(test("resource-row")).stream()
                     .filter(r -> ROUTE.equals(r.getAttribute("data-resource")))
-                    .map(r -> r.findElement(test("block")))
-                    .filter(b -> !b.getText().isBlank() && Integer.parseInt(b.getText()) > 0)
+                    .map(r -> r.findElement(test("block")).getText())
+                    .filter(text -> !text.isBlank() && Integer.parseInt(text) > 0)
+                    .map(Integer::parseInt)
                     .findFirst()
                     .orElse(null));
-    assertThat(Integer.parseInt(blocked.getText())).isBetween(1, 20);
+    assertThat(blocked).isBetween(1, 20);
     browser.screenshot("governance-blocking");
   }
 }
