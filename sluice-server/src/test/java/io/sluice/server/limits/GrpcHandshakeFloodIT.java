@@ -8,7 +8,6 @@ import com.alibaba.nacos.api.PropertyKeyConst;
 import com.alibaba.nacos.api.config.ConfigService;
 import io.sluice.server.ServerOptions;
 import io.sluice.server.testing.BesideInProcessTests;
-import io.sluice.server.testing.FreePorts;
 import io.sluice.server.testing.ServerProcess;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -69,10 +68,8 @@ class GrpcHandshakeFloodIT {
    * enough that, without the bounds, the flood would still be held when the test looks.
    */
   private void startServer(Path dataDir, int handshakeTimeoutMillis) throws Exception {
-    httpPort = FreePorts.httpPortWithFreeGrpcPort();
     server =
-        ServerProcess.start(
-            httpPort,
+        ServerProcess.startOnFreePorts(
             dataDir,
             List.of(
                 "--max-grpc-handshakes",
@@ -85,6 +82,7 @@ class GrpcHandshakeFloodIT {
             "-Xmx256m",
             "-XX:TieredStopAtLevel=1",
             "-XX:+UseSerialGC");
+    httpPort = server.httpPort();
   }
 
   @AfterEach

@@ -40,14 +40,12 @@ class GrpcProtocolIT {
   @BeforeAll
   void start() {
     server =
-        SluiceServer.start(
+        FreePorts.startServer(
             ServerOptions.builder()
-                .httpPort(FreePorts.httpPortWithFreeGrpcPort())
                 .dataDir(dataDir)
                 .connectionIdleTimeout(Duration.ofSeconds(1))
                 .connectionProbeTimeout(Duration.ofSeconds(1))
-                .pushAckTimeout(Duration.ofMillis(500))
-                .build());
+                .pushAckTimeout(Duration.ofMillis(500)));
     assertThat(server.awaitReady(30, TimeUnit.SECONDS)).isTrue();
   }
 
