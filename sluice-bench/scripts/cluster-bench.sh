@@ -9,6 +9,10 @@
 # node's PID, so the JSON line's serverCpuSec is the CPU all nodes spent in the measured window and
 # opsPerServerCpuSec is per second of the whole cluster's CPU. A summary line per scenario follows,
 # with the 1-minute load average at its end.
+# Warm-up: WARMUP seconds per scenario before the measured window (default 30). Three JVMs
+# sharing one core compile the same code three times over: with 5 s, C2 was still 36-49 % of every
+# node's CPU in the measured window (async-profiler), so the figures measured the JIT.
+# SCENARIOS (default all four) picks the scenarios, space-separated.
 # Pinning: every node on CPUS_NODES (default 0), the driver on CPUS_DRIVER (default 1), as the
 # standalone runs in sluice-bench/README.md; on a machine with more cores give each node its own.
 # Needs sluice-bench/target/benchmarks.jar (see sluice-bench/README.md, "Build").
@@ -16,6 +20,8 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 through="${1:-follower}"
 seconds="${2:-20}"
+warmup="${WARMUP:-30}"
+scenarios="${SCENARIOS:-config-query config-publish naming-register naming-query}"
 cpus_nodes="${CPUS_NODES:-0}"
 cpus_driver="${CPUS_DRIVER:-1}"
 port="${PORT:-28848}"
@@ -31,10 +37,10 @@ fi
 all_pids="$(IFS=,; echo "${pids[*]}")"
 echo "up: leader $leader, driving $target ($through); nodes on CPUs $cpus_nodes, driver on $cpus_driver; logs in $work"
 echo "start $(date -u +%H:%M:%S) UTC, 1-min load $(cut -d' ' -f1 /proc/loadavg)"
-for scenario in config-query config-publish naming-register naming-query; do
+for scenario in $scenarios; do
   taskset -c "$cpus_driver" java -cp "$jar" io.sluice.bench.load.LoadDriver run \
     --server "$target:$port" --server-pid "$all_pids" --client lean --scenarios "$scenario" \
-    --loop closed --duration "$seconds" --warmup 5 --out "$work/results.jsonl" | grep '^{' || true
+    --loop closed --duration "$seconds" --warmup "$warmup" --out "$work/results.jsonl" | grep '^{' || true
 done
 echo "end $(date -u +%H:%M:%S) UTC, 1-min load $(cut -d' ' -f1 /proc/loadavg)"
 python3 - "$work/results.jsonl" "$through" <<'PY'

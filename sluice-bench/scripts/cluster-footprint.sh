@@ -19,8 +19,11 @@ owner="127.0.0.1"
 [ "$leader" = "$owner" ] && owner="127.0.0.2"
 echo "cluster up: leader $leader; instances registered through $owner; logs in $work"
 
+# A full GC, then the live objects' bytes; the histogram itself is kept in the run's directory
+# (histogram-node-N-STEP.txt) to see where the bytes are.
 live_heap() {
-  jcmd "$1" GC.class_histogram | awk '$1 == "Total" { print $3 }'
+  jcmd "$(pid_of "127.0.0.$1")" GC.class_histogram >"$work/histogram-node-$1-$2.txt"
+  awk '$1 == "Total" { print $3 }' "$work/histogram-node-$1-$2.txt"
 }
 
 instance_count() {
@@ -29,7 +32,7 @@ instance_count() {
 
 declare -A idle
 sleep 5
-for n in 1 2 3; do idle[$n]=$(live_heap "$(pid_of "127.0.0.$n")"); done
+for n in 1 2 3; do idle[$n]=$(live_heap "$n" idle); done
 
 java -Dhold.seconds=600 -cp "$jar" io.sluice.bench.load.NamingFootprint "$owner:$port" \
   "$(pid_of "$owner")" "$instances" "$services" 200 0 1 >"$work/footprint.log" 2>&1 &
@@ -42,13 +45,13 @@ for n in 1 2 3; do
 done
 sleep 5
 for n in 1 2 3; do
-  full=$(live_heap "$(pid_of "127.0.0.$n")")
+  full=$(live_heap "$n" full)
   role="replica"
   [ "127.0.0.$n" = "$owner" ] && role="owner"
   [ "127.0.0.$n" = "$leader" ] && role="$role, leader"
   awk -v n="$n" -v role="$role" -v a="${idle[$n]}" -v b="$full" -v i="$instances" \
     'BEGIN { printf "node %s (%s): live heap %.1f MiB idle, %.1f MiB with %d instances: %.0f bytes per instance\n", n, role, a / 1048576, b / 1048576, i, (b - a) / i }'
 done
-echo "1-min load $(cut -d' ' -f1 /proc/loadavg)"
+echo "1-min load $(cut -d' ' -f1 /proc/loadavg); class histograms in $work"
 kill "$driver" 2>/dev/null || true
 wait "$driver" 2>/dev/null || true

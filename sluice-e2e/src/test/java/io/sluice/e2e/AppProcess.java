@@ -1,7 +1,6 @@
 package io.sluice.e2e;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -12,10 +11,17 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 
-/** A test application in its own JVM under the agent, driven over HTTP. */
+/**
+ * A test application in its own JVM under the agent, driven over HTTP. It listens on a port the
+ * kernel gives it ({@code --server.port=0}), which this reads from its log ({@link WebServerPort}).
+ */
 final class AppProcess implements AutoCloseable {
   private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
+
+  /** Numbers the output files of the applications this JVM starts. */
+  private static final AtomicInteger STARTED = new AtomicInteger();
 
   private final Process process;
   private final String host;
@@ -90,7 +96,6 @@ final class AppProcess implements AutoCloseable {
       String readyPath)
       throws Exception {
     Files.createDirectories(workDir);
-    int port = freePort();
     List<String> command = new ArrayList<>();
     String host = "127.0.0.1";
     if (namespace != null) {
@@ -107,20 +112,28 @@ final class AppProcess implements AutoCloseable {
     }
     command.add("-jar");
     command.add(appJar.toString());
-    command.add("--server.port=" + port);
+    command.add("--server.port=0");
     command.add("--spring.application.name=" + appName);
     command.add("--spring.main.banner-mode=off");
     command.addAll(appArgs);
-    Path output = workDir.resolve(appName + "-" + port + ".out");
+    Path output = workDir.resolve(appName + "-" + STARTED.incrementAndGet() + ".out");
     Process process =
         new ProcessBuilder(command)
             .redirectErrorStream(true)
             .redirectOutput(output.toFile())
             .directory(workDir.toFile())
             .start();
+    long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+    int port;
+    try {
+      port = WebServerPort.await(process, output, 0, START_TIMEOUT);
+    } catch (Exception | AssertionError e) {
+      stop(process);
+      throw e;
+    }
     AppProcess app = new AppProcess(process, host, port, output, readyPath);
     try {
-      app.awaitServing();
+      app.awaitServing(deadline);
     } catch (Exception | AssertionError e) {
       app.close();
       throw e;
@@ -128,8 +141,7 @@ final class AppProcess implements AutoCloseable {
     return app;
   }
 
-  private void awaitServing() throws Exception {
-    long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+  private void awaitServing(long deadline) throws Exception {
     while (System.nanoTime() < deadline) {
       if (!process.isAlive()) {
         throw new AssertionError(
@@ -192,15 +204,13 @@ final class AppProcess implements AutoCloseable {
 
   @Override
   public void close() throws InterruptedException {
+    stop(process);
+  }
+
+  private static void stop(Process process) throws InterruptedException {
     process.destroy();
     if (!process.waitFor(15, java.util.concurrent.TimeUnit.SECONDS)) {
       process.destroyForcibly().waitFor();
-    }
-  }
-
-  static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
     }
   }
 }

@@ -22,7 +22,7 @@ abstract class ConfigCenter implements AutoCloseable {
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
   static ConfigCenter start(java.nio.file.Path dataDir) throws Exception {
-    ConfigCenter server = SluiceServerConfigCenter.start(dataDir, 0);
+    ConfigCenter server = SluiceServerConfigCenter.start(dataDir);
     if (!server.servesConfigApi()) {
       server.close();
       throw new IllegalStateException("sluice-server does not serve /nacos/v1/cs/configs");

@@ -99,8 +99,8 @@ class DubboIT {
     Files.createDirectories(WORK_DIR);
     namespace = NetworkNamespace.create();
     serverData = WORK_DIR.resolve("server");
-    serverPort = FreePorts.httpPortWithFreeGrpcPort();
     server = startServer();
+    serverPort = server.httpPort();
     ExecutorService starter = Executors.newFixedThreadPool(3);
     try {
       CompletableFuture<AppProcess> p = start(starter, "dubbo-p", "provider", "dubbo", null, null);
@@ -163,15 +163,22 @@ class DubboIT {
    * this machine can reach the namespace.
    */
   private ServerProcess startServer() throws Exception {
-    return ServerProcess.start(
-        namespace.commandPrefix(),
-        serverPort,
-        serverData,
-        List.of("--bind", "0.0.0.0", "--insecure-no-auth"),
-        "-Xmx256m",
-        "-XX:TieredStopAtLevel=1",
-        "-XX:+UseSerialGC");
+    return ServerProcess.startOnFreePorts(
+        namespace.commandPrefix(), serverData, SERVER_ARGUMENTS, SERVER_JVM_OPTIONS);
   }
+
+  /** Starts it again over its data, on the port the applications were given. */
+  private ServerProcess restartServer() throws Exception {
+    return ServerProcess.start(
+        namespace.commandPrefix(), serverPort, serverData, SERVER_ARGUMENTS, SERVER_JVM_OPTIONS);
+  }
+
+  private static final List<String> SERVER_ARGUMENTS =
+      List.of("--bind", "0.0.0.0", "--insecure-no-auth");
+
+  private static final String[] SERVER_JVM_OPTIONS = {
+    "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"
+  };
 
   /**
    * Starts one application. Application-level discovery finds a consumer's providers through the
@@ -214,8 +221,8 @@ class DubboIT {
     if (protocol != null) {
       args.add("--dubbo.protocol.name=" + protocol);
       // Dubbo's own choice (its default port, then the next free one) races between providers
-      // started together.
-      args.add("--dubbo.protocol.port=" + freePort());
+      // started together, and Dubbo has no port 0: one of the namespace's own.
+      args.add("--dubbo.protocol.port=" + namespace.nextPort());
     }
     if (registerMode != null) {
       args.add("--dubbo.application.register-mode=" + registerMode);
@@ -247,14 +254,6 @@ class DubboIT {
           }
         },
         starter);
-  }
-
-  private static int freePort() {
-    try {
-      return AppProcess.freePort();
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
-    }
   }
 
   @AfterEach
@@ -582,7 +581,7 @@ class DubboIT {
   @Order(40)
   void survivesAServerKilledAndRestartedOnItsDataDirectory() throws Exception {
     server.kill();
-    server = startServer();
+    server = restartServer();
     // Providers register again by themselves; consumers keep calling and rules still apply.
     await()
         .atMost(DISCOVERY_DEADLINE)
@@ -628,23 +627,26 @@ class DubboIT {
     // Refuses every call, were it applied.
     publish("dubbo31-flow-rules", "[{\"resource\":\"" + hello31 + "\",\"grade\":1,\"count\":0}]");
     // On this side's loopback: it registers nothing and calls itself at 127.0.0.1 (no registry);
-    // its agent reaches the server at the namespace's address.
+    // its agent reaches the server at the namespace's address. Dubbo has no port 0: its port is
+    // a free one, tried again on another if it was taken meanwhile.
     try (AppProcess app =
-        AppProcess.start(
-            JAVA_HOME,
-            DUBBO31_JAR,
-            AGENT_JAR,
-            "server.addr="
-                + namespace.address()
-                + ":"
-                + serverPort
-                + ",app.name=dubbo31,log.dir="
-                + logDir,
-            "dubbo31",
-            WORK_DIR,
-            JVM_OPTIONS,
-            List.of("--dubbo.protocol.port=" + freePort()),
-            "/ready")) {
+        FreePorts.onPort(
+            dubboPort ->
+                AppProcess.start(
+                    JAVA_HOME,
+                    DUBBO31_JAR,
+                    AGENT_JAR,
+                    "server.addr="
+                        + namespace.address()
+                        + ":"
+                        + serverPort
+                        + ",app.name=dubbo31,log.dir="
+                        + logDir,
+                    "dubbo31",
+                    WORK_DIR,
+                    JVM_OPTIONS,
+                    List.of("--dubbo.protocol.port=" + dubboPort),
+                    "/ready"))) {
       await().atMost(RULE_DEADLINE).until(() -> agentLogOf(logDir).contains("resource=" + hello31));
       for (int i = 0; i < 20; i++) {
         HttpResponse<String> call = app.get("/hello?name=v31");

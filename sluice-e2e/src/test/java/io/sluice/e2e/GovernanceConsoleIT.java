@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.server.ServerOptions;
 import io.sluice.server.SluiceServer;
-import io.sluice.server.testing.FreePorts;
 import io.sluice.server.testing.HeadlessChromium;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -45,12 +44,10 @@ class GovernanceConsoleIT {
   @BeforeAll
   void start() throws Exception {
     GovernedAppScenarios.deleteRecursively(DIR);
+    // Port 0: the agent and the browser speak HTTP only, so no gRPC port needs deriving.
     server =
         SluiceServer.start(
-            ServerOptions.builder()
-                .httpPort(FreePorts.httpPortWithFreeGrpcPort())
-                .dataDir(DIR.resolve("server-data"))
-                .build());
+            ServerOptions.builder().httpPort(0).dataDir(DIR.resolve("server-data")).build());
     assertThat(server.awaitReady(30, TimeUnit.SECONDS)).isTrue();
     app =
         AppProcess.start(
@@ -109,16 +106,17 @@ class GovernanceConsoleIT {
   void aFlowRuleAddedInTheConsoleIsEnforcedAndItsBlocksShowOnTheLiveChart() throws Exception {
     browser.open(server.httpAddress() + "/nacos/#/app?name=" + APP);
     // The agent's reports: the route shows with its calls of the last second.
-    WebElement row =
+    String row =
         browser.until(
             d ->
                 d.findElements(test("resource-row")).stream()
                     .filter(r -> ROUTE.equals(r.getAttribute("data-resource")))
                     .filter(r -> !r.findElement(test("pass")).getText().isBlank())
                     .filter(r -> Integer.parseInt(r.findElement(test("pass")).getText()) > 0)
+                    .map(WebElement::getText)
                     .findFirst()
                     .orElse(null));
-    assertThat(row.getText()).contains("Spring MVC route");
+    assertThat(row).contains("Spring MVC route");
     // The agent's own calls to the server (its rule watch, these reports) are not the app's.
     List<String> resources =
         browser.until(
@@ -147,25 +145,37 @@ class GovernanceConsoleIT {
     System.err.printf("[e2e] console: flow rule enforced %d ms after Save%n", appliedMillis);
     assertThat(appliedMillis).isLessThan(Duration.ofSeconds(10).toMillis()); // 10x the goal
 
-    // Blocked calls rise on the live chart's last second, and in the resource's row.
-    WebElement latest =
+    // Blocked calls rise on the live chart of the route (chosen by its link, found and clicked
+    // inside one wait since the table is drawn again every second), whose newest reported second
+    // is named under the charts.
+    browser.until(
+        d -> {
+          d.findElement(By.linkText(ROUTE)).click();
+          return Boolean.TRUE;
+        });
+    String latest =
         browser.until(
             d -> {
-              WebElement e = d.findElement(test("latest-block"));
-              String n = e.getText().replaceAll("\\D+", "");
-              return !n.isEmpty() && Integer.parseInt(n) > 0 ? e : null;
+              List<WebElement> count = d.findElements(test("latest-block-count"));
+              return !count.isEmpty() && Integer.parseInt(count.get(0).getText()) > 0
+                  ? d.findElement(test("latest-block")).getText()
+                  : null;
             });
-    assertThat(latest.getText()).startsWith("Blocked in the last second:");
-    WebElement blocked =
+    assertThat(latest).startsWith("Blocked in the latest reported second (");
+    browser.elementWithText(By.xpath("//h2[starts-with(., 'Live: ')]"), "Live: " + ROUTE);
+    // Read inside the wait: the chart re-renders every second, so an element found there may be
+    // stale by the time it is read again (the wait looks again when it is).
+    Integer blocked =
         browser.until(
             d ->
                 d.findElements(test("resource-row")).stream()
                     .filter(r -> ROUTE.equals(r.getAttribute("data-resource")))
-                    .map(r -> r.findElement(test("block")))
-                    .filter(b -> !b.getText().isBlank() && Integer.parseInt(b.getText()) > 0)
+                    .map(r -> r.findElement(test("block")).getText())
+                    .filter(text -> !text.isBlank() && Integer.parseInt(text) > 0)
+                    .map(Integer::parseInt)
                     .findFirst()
                     .orElse(null));
-    assertThat(Integer.parseInt(blocked.getText())).isBetween(1, 20);
+    assertThat(blocked).isBetween(1, 20);
     browser.screenshot("governance-blocking");
   }
 }

@@ -33,6 +33,12 @@ import java.util.regex.Pattern;
  * one. {@link #close} (or the shutdown hook, if the JVM exits first) ends what still runs inside
  * and deletes the namespace and the pair. A namespace whose JVM is gone (a crashed or killed run)
  * is deleted, with what still runs in it, by the next {@link #create}.
+ *
+ * <p>Ports inside: a namespace has its own, so nothing outside can take one. Inside, the kernel
+ * hands out ports from 32768 up (a new namespace's {@code ip_local_port_range}) to binds of port 0;
+ * {@link #nextPort} hands out, for what must be given its port (a Dubbo provider: Dubbo has no port
+ * 0), ports from {@value #FIRST_GIVEN_PORT} up, each once; and sluice-server, which must be given
+ * its ports too, gets its from {@code FreePorts}, below 31000. The three never meet.
  */
 public final class NetworkNamespace implements AutoCloseable {
   private static final String PREFIX = "sluice-e2e-";
@@ -45,6 +51,13 @@ public final class NetworkNamespace implements AutoCloseable {
 
   private static final int NETWORKS = 1 << 14;
   private static final AtomicInteger created = new AtomicInteger();
+
+  /** The first port {@link #nextPort} hands out (above FreePorts', below the kernel's). */
+  static final int FIRST_GIVEN_PORT = 31_001;
+
+  private static final int LAST_GIVEN_PORT = 32_767;
+
+  private final AtomicInteger givenPorts = new AtomicInteger(FIRST_GIVEN_PORT);
 
   private final String ip;
   private final String name;
@@ -115,6 +128,18 @@ public final class NetworkNamespace implements AutoCloseable {
    */
   public String address() {
     return address;
+  }
+
+  /**
+   * A port no process in this namespace has been given before and none is handed by the kernel, for
+   * a server that must be told its port (a Dubbo provider).
+   */
+  public int nextPort() {
+    int port = givenPorts.getAndIncrement();
+    if (port > LAST_GIVEN_PORT) {
+      throw new IllegalStateException("namespace " + name + " has given all its ports");
+    }
+    return port;
   }
 
   /** The words before a command that run it inside: {@code ip netns exec <name>}. */

@@ -2,9 +2,13 @@ package io.sluice.e2e;
 
 import io.sluice.server.ServerOptions;
 import io.sluice.server.SluiceServer;
+import io.sluice.server.testing.FreePorts;
 import java.nio.file.Path;
 
-/** sluice-server itself, started in this JVM on a free port. */
+/**
+ * sluice-server itself, started in this JVM on free ports ({@link FreePorts}), and started again on
+ * the same ones after {@link #stop}: the agent keeps the address it was given.
+ */
 final class SluiceServerConfigCenter extends ConfigCenter {
   private final Path dataDir;
   private int port;
@@ -14,10 +18,10 @@ final class SluiceServerConfigCenter extends ConfigCenter {
     this.dataDir = dataDir;
   }
 
-  static SluiceServerConfigCenter start(Path dataDir, int port) {
+  static SluiceServerConfigCenter start(Path dataDir) {
     SluiceServerConfigCenter center = new SluiceServerConfigCenter(dataDir);
-    center.port = port;
-    center.restart();
+    center.server = FreePorts.startServer(ServerOptions.builder().dataDir(dataDir));
+    center.port = center.server.httpPort();
     return center;
   }
 
@@ -37,7 +41,6 @@ final class SluiceServerConfigCenter extends ConfigCenter {
   @Override
   void restart() {
     server = SluiceServer.start(ServerOptions.builder().httpPort(port).dataDir(dataDir).build());
-    port = server.httpPort();
   }
 
   @Override

@@ -294,7 +294,7 @@ public final class ServerOptions {
     return pushDelay;
   }
 
-  /** How long a client has to acknowledge a push before it is retried (a few times). */
+  /** How long a client has to acknowledge a push before it is sent again (see PushCallback). */
   public Duration pushAckTimeout() {
     return pushAckTimeout;
   }

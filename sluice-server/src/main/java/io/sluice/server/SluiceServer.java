@@ -9,6 +9,7 @@ import io.sluice.server.auth.http.HttpAccessRules;
 import io.sluice.server.clock.ServerClock;
 import io.sluice.server.cluster.http.ClusterRoutes;
 import io.sluice.server.cluster.http.ClusterView;
+import io.sluice.server.cluster.http.MemberCalls;
 import io.sluice.server.cluster.http.MembershipChanges;
 import io.sluice.server.config.ConfigFeature;
 import io.sluice.server.config.ConfigService;
@@ -227,8 +228,14 @@ public final class SluiceServer implements AutoCloseable {
             faults,
             metrics,
             started);
+    // What each node holds alone (agents' traffic, clients' subscriptions and listeners) is asked
+    // of the other members for the console, on the caller's behalf.
+    MemberCalls members =
+        new MemberCalls(
+            () -> clusterView(options, replicator), threads.vertx, options.tlsCertificate(), clock);
     ConfigHttpApi configHttp =
-        new ConfigHttpApi(config.service(), threads.vertx, clock, options.maxConnections());
+        new ConfigHttpApi(
+            config.service(), threads.vertx, clock, options.maxConnections(), members);
     TrafficStore traffic = traffic(clock, threads);
     HttpApiServer httpApi =
         HttpApiServer.start(
@@ -247,7 +254,7 @@ public final class SluiceServer implements AutoCloseable {
             options.tlsPrivateKey(),
             List.of(
                 configHttp,
-                new NamingHttpApi(naming.service(), serving, grpc.connections()::size),
+                new NamingHttpApi(naming.service(), serving, grpc.connections()::size, members),
                 new NamespaceRoutes(namespaces.service(), config.service()::countByNamespace),
                 new ConnectionRoutes(grpc.connections()),
                 new ClusterRoutes(
@@ -256,13 +263,14 @@ public final class SluiceServer implements AutoCloseable {
                         ? MembershipChanges.NONE
                         : new StoreMembershipChanges(options, replicator),
                     version(),
-                    threads.vertx),
+                    members,
+                    grpc.connections()::size),
                 new AuthRoutes(
                     auth.service(),
                     new LoginThrottle(
                         clock, options.maxLoginsPerMinute(), options.maxLoginsPerMinute() / 2)),
                 // Observability and the console (issue 14).
-                new TrafficRoutes(traffic),
+                new TrafficRoutes(traffic, members),
                 new RuleRoutes(config.service()),
                 new ConsoleRoutes()),
             clock,
@@ -524,7 +532,8 @@ public final class SluiceServer implements AutoCloseable {
             threads.scheduler,
             CONNECTION_SWEEP_MILLIS,
             options.connectionIdleTimeout().toMillis(),
-            options.connectionProbeTimeout().toMillis()));
+            options.connectionProbeTimeout().toMillis(),
+            server::eventLoopLagNanos));
     return new GrpcPort(connections, server);
   }
 

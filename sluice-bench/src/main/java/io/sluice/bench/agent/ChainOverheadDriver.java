@@ -92,7 +92,17 @@ public final class ChainOverheadDriver {
 
   /** One instance over one measured window. */
   record InstanceFigures(
-      String label, double cpuPoints, double cpuMicrosPerRequest, double rssMib, int threads) {}
+      String label,
+      double cpuPoints,
+      double jitPoints,
+      double cpuMicrosPerRequest,
+      double rssMib,
+      int threads) {
+    /** The points spent outside the JIT compiler's threads. */
+    double cpuPointsWithoutJit() {
+      return cpuPoints - jitPoints;
+    }
+  }
 
   /** One copy of the chain over one measured window. */
   record ChainFigures(
@@ -432,6 +442,10 @@ public final class ChainOverheadDriver {
           new InstanceFigures(
               instance.label(),
               100.0 * cpuMicros / (seconds * 1e6) / QUOTA_CORES,
+              100.0
+                  * after.get(instance).jitMicrosSince(before.get(instance))
+                  / (seconds * 1e6)
+                  / QUOTA_CORES,
               cpuMicros / served,
               after.get(instance).rssKib() / 1024.0,
               after.get(instance).threads()));
@@ -473,9 +487,10 @@ public final class ChainOverheadDriver {
         line.append(
             String.format(
                 Locale.ROOT,
-                " %s %.2f %% %.0f MiB %d thr |",
+                " %s %.2f %% (JIT %.2f) %.0f MiB %d thr |",
                 instance.label(),
                 instance.cpuPoints(),
+                instance.jitPoints(),
                 instance.rssMib(),
                 instance.threads()));
       }
@@ -507,8 +522,8 @@ public final class ChainOverheadDriver {
         windows.size(),
         all.size());
     System.out.println(
-        "| service | CPU %, no agent | CPU %, agent | added points | added CPU µs per request served | RSS MiB, no agent | RSS MiB, agent | added MiB | threads added |");
-    System.out.println("|---|---|---|---|---|---|---|---|---|");
+        "| service | CPU %, no agent | CPU %, agent | added points | added points outside the JIT | added CPU µs per request served | RSS MiB, no agent | RSS MiB, agent | added MiB | threads added |");
+    System.out.println("|---|---|---|---|---|---|---|---|---|---|");
     for (int i = 0; i < first.none().instances().size(); i++) {
       int index = i;
       ToDoubleFunction<Window> noneCpu = w -> w.none().instances().get(index).cpuPoints();
@@ -517,11 +532,17 @@ public final class ChainOverheadDriver {
       ToDoubleFunction<Window> agentRss = w -> w.agent().instances().get(index).rssMib();
       System.out.printf(
           Locale.ROOT,
-          "| %s | %.2f | %.2f | %s | %s | %.0f | %.0f | %s | %+.0f |%n",
+          "| %s | %.2f | %.2f | %s | %s | %s | %.0f | %.0f | %s | %+.0f |%n",
           first.none().instances().get(index).label(),
           median(windows, noneCpu),
           median(windows, agentCpu),
           paired(windows, w -> agentCpu.applyAsDouble(w) - noneCpu.applyAsDouble(w), "%+.2f"),
+          paired(
+              windows,
+              w ->
+                  w.agent().instances().get(index).cpuPointsWithoutJit()
+                      - w.none().instances().get(index).cpuPointsWithoutJit(),
+              "%+.2f"),
           paired(
               windows,
               w ->

@@ -90,12 +90,7 @@ public final class ConsolePageLoad {
     int services = args.length > 1 ? Integer.parseInt(args[1]) : 10_000;
     int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 15;
     Path dataDir = Files.createTempDirectory("sluice-console-load-");
-    try (SluiceServer server =
-        SluiceServer.start(
-            ServerOptions.builder()
-                .httpPort(FreePorts.httpPortWithFreeGrpcPort())
-                .dataDir(dataDir)
-                .build())) {
+    try (SluiceServer server = FreePorts.startServer(ServerOptions.builder().dataDir(dataDir))) {
       if (!server.awaitReady(60, TimeUnit.SECONDS)) {
         throw new IllegalStateException("the server did not start");
       }

@@ -6,16 +6,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.server.ServerOptions;
 import io.sluice.server.SluiceServer;
+import io.sluice.server.testing.FreePorts;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -36,9 +34,7 @@ class LoadDriverIT {
 
   @BeforeAll
   void startServer() throws IOException {
-    server =
-        SluiceServer.start(
-            ServerOptions.builder().httpPort(httpPortWithFreeGrpcPort()).dataDir(dataDir).build());
+    server = FreePorts.startServer(ServerOptions.builder().dataDir(dataDir));
     assertThat(server.awaitReady(60, TimeUnit.SECONDS)).isTrue();
   }
 
@@ -116,24 +112,5 @@ class LoadDriverIT {
       }
     }
     return results;
-  }
-
-  /** An HTTP port whose gRPC port (+1000) is free too, as the official client derives it. */
-  private static int httpPortWithFreeGrpcPort() throws IOException {
-    for (int attempt = 0; attempt < 100; attempt++) {
-      int port = ThreadLocalRandom.current().nextInt(20_000, 40_000);
-      if (free(port) && free(port + 1000)) {
-        return port;
-      }
-    }
-    throw new IOException("no free port pair found");
-  }
-
-  private static boolean free(int port) {
-    try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
-      return true;
-    } catch (IOException e) {
-      return false;
-    }
   }
 }

@@ -1,39 +1,52 @@
 package io.sluice.e2e.chain;
 
+import io.sluice.e2e.WebServerPort;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
  * One application of the chain in its own JVM: {@code gateway}, {@code a}, {@code b} or {@code c},
- * in the base lane or another. It keeps its ports (HTTP, and Dubbo's for a Dubbo provider) across
- * restarts, and appends every run's output to one file.
+ * in the base lane or another. Every run listens on an HTTP port the kernel gives it ({@code
+ * --server.port=0}), read from its log ({@link WebServerPort}), so a restart may move it; a Dubbo
+ * provider keeps the Dubbo port it was given across restarts. Every run's output is appended to one
+ * file.
+ *
+ * <p>Concurrency: the process and the run's port are guarded by this object; {@link #awaitPort}
+ * waits without holding it, so a shutdown hook can still kill.
  */
 public final class ChainInstance {
   private final String app;
   private final String lane;
-  private final int port;
   private final int dubboPort;
   private final List<String> command;
   private final Path output;
   private Process process;
 
+  /** Where the current run's output starts in {@link #output}. */
+  private long runOutputStart;
+
+  /** The HTTP port of the current run, or of the last one; 0 until a run has said it. */
+  private int port;
+
+  /**
+   * @param dubboPort the port a Dubbo provider exports on, given by the chain (Dubbo has no port 0,
+   *     and its own choice, the first free port from 20880, races between providers started at
+   *     once); 0 for an application that exports none
+   */
   ChainInstance(
-      String app, String lane, List<String> commandBeforePort, Path output, boolean dubboProvider)
-      throws IOException {
+      String app, String lane, List<String> commandBeforePort, Path output, int dubboPort) {
     this.app = app;
     this.lane = lane;
-    this.port = freePort();
-    // Dubbo's own choice (the first free port from 20880) races between providers started at once.
-    this.dubboPort = dubboProvider ? freePort() : 0;
+    this.dubboPort = dubboPort;
     this.command = new ArrayList<>(commandBeforePort);
-    this.command.add("--server.port=" + port);
-    if (dubboProvider) {
+    this.command.add("--server.port=0");
+    if (dubboPort != 0) {
       this.command.add("--dubbo.protocol.port=" + dubboPort);
     }
     this.output = output;
@@ -54,7 +67,14 @@ public final class ChainInstance {
     return app + "[" + lane + "]";
   }
 
-  public int port() {
+  /**
+   * The HTTP port of its current run (of the last one, once stopped), as its web server logged it;
+   * fails before a run has logged it ({@link #awaitPort}).
+   */
+  public synchronized int port() {
+    if (port == 0) {
+      throw new IllegalStateException(label() + " has not said its port yet");
+    }
     return port;
   }
 
@@ -87,12 +107,45 @@ public final class ChainInstance {
     if (isRunning()) {
       return;
     }
+    runOutputStart = Files.exists(output) ? Files.size(output) : 0;
+    port = 0;
     process =
         new ProcessBuilder(command)
             .redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.appendTo(output.toFile()))
             .directory(output.getParent().toFile())
             .start();
+  }
+
+  /**
+   * Waits until the current run has logged its HTTP port, up to {@code timeout}, and returns it;
+   * fails with its output if it exits first.
+   */
+  int awaitPort(Duration timeout) throws IOException, InterruptedException {
+    Process run;
+    long from;
+    synchronized (this) {
+      if (port != 0) {
+        return port;
+      }
+      if (process == null) {
+        throw new IllegalStateException(label() + " is not running");
+      }
+      run = process;
+      from = runOutputStart;
+    }
+    int logged;
+    try {
+      logged = WebServerPort.await(run, output, from, timeout);
+    } catch (AssertionError e) {
+      throw new IllegalStateException(label() + ": " + e.getMessage(), e);
+    }
+    synchronized (this) {
+      if (process == run) {
+        port = logged;
+      }
+    }
+    return logged;
   }
 
   /** Asks it to stop (SIGTERM) without waiting; {@link #stop} waits. */
@@ -137,13 +190,7 @@ public final class ChainInstance {
   }
 
   @Override
-  public String toString() {
-    return label() + " on port " + port;
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    }
+  public synchronized String toString() {
+    return port == 0 ? label() : label() + " on port " + port;
   }
 }

@@ -3,7 +3,6 @@ package io.sluice.e2e.chain;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.e2e.NetworkNamespace;
-import io.sluice.server.testing.FreePorts;
 import io.sluice.server.testing.ServerProcess;
 import java.io.IOException;
 import java.net.URI;
@@ -23,9 +22,10 @@ import java.util.concurrent.TimeUnit;
 /**
  * The chain's sluice-server, in a JVM of its own in the chain's network (this JVM's loopback, or
  * the chain's {@link NetworkNamespace}), and the HTTP API calls made to it as an operator or a
- * dashboard would: publish and remove config documents, list a service's instances. It keeps its
- * port and data directory across {@link #stop} and {@link #start}, so the applications find it
- * again after a restart.
+ * dashboard would: publish and remove config documents, list a service's instances. Its first start
+ * takes free ports ({@link ServerProcess#startOnFreePorts}: tried again on others while one was
+ * taken meanwhile); it keeps them and its data directory across {@link #stop} and {@link #start},
+ * so the applications find it again after a restart.
  *
  * <p>In a namespace it listens on every address the namespace has, without auth as on loopback
  * (only this machine reaches the namespace): the applications reach it on the namespace's loopback,
@@ -44,34 +44,42 @@ final class ChainServer implements AutoCloseable {
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   private ServerProcess server;
 
-  private ChainServer(Path dataDir, int httpPort, NetworkNamespace namespace) {
+  private ChainServer(Path dataDir, NetworkNamespace namespace, ServerProcess started) {
     this.dataDir = dataDir;
-    this.httpPort = httpPort;
     this.namespace = namespace;
+    this.server = started;
+    this.httpPort = started.httpPort();
   }
 
   /** Starts a server in {@code namespace}, or on this JVM's loopback when it is null. */
-  static ChainServer start(Path dataDir, NetworkNamespace namespace)
-      throws IOException, InterruptedException {
-    ChainServer server = new ChainServer(dataDir, FreePorts.httpPortWithFreeGrpcPort(), namespace);
-    server.start();
-    return server;
+  static ChainServer start(Path dataDir, NetworkNamespace namespace) throws Exception {
+    ServerProcess started =
+        ServerProcess.startOnFreePorts(
+            command(namespace), dataDir, arguments(namespace), JVM_OPTIONS);
+    return new ChainServer(dataDir, namespace, started);
   }
 
-  /** Starts (again) on the same port and data directory and waits until it says it is ready. */
+  /** Starts again on the same port and data directory and waits until it says it is ready. */
   synchronized void start() throws IOException, InterruptedException {
     if (server != null) {
       return;
     }
     server =
-        namespace == null
-            ? ServerProcess.start(List.of(), httpPort, dataDir, List.of(), JVM_OPTIONS)
-            : ServerProcess.start(
-                namespace.commandPrefix(),
-                httpPort,
-                dataDir,
-                List.of("--bind", "0.0.0.0", "--insecure-no-auth"),
-                JVM_OPTIONS);
+        ServerProcess.start(
+            command(namespace), httpPort, dataDir, arguments(namespace), JVM_OPTIONS);
+  }
+
+  /** What runs {@code java}: nothing, or the namespace's {@code ip netns exec}. */
+  private static List<String> command(NetworkNamespace namespace) {
+    return namespace == null ? List.of() : namespace.commandPrefix();
+  }
+
+  /**
+   * In a namespace, on every address it has, without auth as on loopback (only this machine reaches
+   * the namespace).
+   */
+  private static List<String> arguments(NetworkNamespace namespace) {
+    return namespace == null ? List.of() : List.of("--bind", "0.0.0.0", "--insecure-no-auth");
   }
 
   /** Stops serving (SIGTERM): applications lose their connections and retry. */

@@ -406,8 +406,10 @@ public final class DemoChain implements AutoCloseable {
       command.add("--server.address=0.0.0.0");
     }
     command.addAll(spec.appArguments());
-    return new ChainInstance(
-        app, lane, command, dir.resolve("output.txt"), dubbo && DUBBO_SERVICES.containsKey(app));
+    // A Dubbo provider must be given its port: one of the namespace's own, which nothing else in
+    // the namespace is given or binds (the applications' HTTP ports are the kernel's choice).
+    int dubboPort = dubbo && DUBBO_SERVICES.containsKey(app) ? namespace.nextPort() : 0;
+    return new ChainInstance(app, lane, command, dir.resolve("output.txt"), dubboPort);
   }
 
   /**
@@ -416,6 +418,9 @@ public final class DemoChain implements AutoCloseable {
    */
   private void awaitReady(List<ChainInstance> started) throws Exception {
     long deadline = System.nanoTime() + spec.startTimeout().toNanos();
+    for (ChainInstance instance : started) {
+      instance.awaitPort(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+    }
     for (ChainInstance instance : started) {
       while (!isRegistered(instance)) {
         instances.forEach(ChainInstance::checkAlive);

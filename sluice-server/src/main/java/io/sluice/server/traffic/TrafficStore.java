@@ -143,22 +143,34 @@ public final class TrafficStore {
   public List<AppView> apps() {
     List<AppView> out = new ArrayList<>();
     for (App app : apps.values()) {
-      List<InstanceView> instances = new ArrayList<>();
-      for (Instance i : app.instances.values()) {
-        instances.add(
-            new InstanceView(
-                i.id,
-                i.lane,
-                i.lastReportMillis,
-                i.seen.size(),
-                i.series.size(),
-                i.droppedByAgent));
-      }
-      instances.sort(Comparator.comparing(InstanceView::instance));
-      out.add(new AppView(app.name, instances));
+      out.add(view(app));
     }
     out.sort(Comparator.comparing(AppView::app));
     return out;
+  }
+
+  /** One application's instances here, or null when none reports here. */
+  public AppView app(String name) {
+    App app = apps.get(name);
+    return app == null ? null : view(app);
+  }
+
+  private static AppView view(App app) {
+    List<InstanceView> instances = new ArrayList<>();
+    for (Instance i : app.instances.values()) {
+      instances.add(
+          new InstanceView(
+              i.id,
+              i.lane,
+              i.lastReportMillis,
+              i.newestSecond,
+              i.seen.size(),
+              i.series.size(),
+              i.droppedByAgent,
+              null));
+    }
+    instances.sort(Comparator.comparing(InstanceView::instance));
+    return new AppView(app.name, instances);
   }
 
   /**
@@ -167,10 +179,19 @@ public final class TrafficStore {
    */
   public List<ResourceView> resources(String app) {
     App a = apps.get(app);
-    if (a == null) {
-      return List.of();
-    }
-    long second = settledSecond(a);
+    return a == null ? List.of() : resourcesAt(a, settledSecond(a));
+  }
+
+  /**
+   * As {@link #resources}, at a given second: what this node holds of it, for a node that merges it
+   * with the other members' share (a second summed over this node's instances only).
+   */
+  public List<ResourceView> resourcesAt(String app, long second) {
+    App a = apps.get(app);
+    return a == null ? List.of() : resourcesAt(a, second);
+  }
+
+  private List<ResourceView> resourcesAt(App a, long second) {
     Map<String, String> kinds = new LinkedHashMap<>();
     Map<String, int[]> latest = new LinkedHashMap<>();
     for (Instance i : a.instances.values()) {
@@ -201,10 +222,19 @@ public final class TrafficStore {
    */
   public List<Point> series(String app, String resource, String instance) {
     App a = apps.get(app);
-    if (a == null) {
-      return List.of();
-    }
-    long last = settledSecond(a);
+    return a == null ? List.of() : seriesUpTo(a, resource, instance, settledSecond(a));
+  }
+
+  /**
+   * As {@link #series}, for the {@value #RETAINED_SECONDS} seconds up to {@code last}: what this
+   * node holds of them, for a node that merges it with the other members' share.
+   */
+  public List<Point> seriesUpTo(String app, String resource, String instance, long last) {
+    App a = apps.get(app);
+    return a == null ? List.of() : seriesUpTo(a, resource, instance, last);
+  }
+
+  private List<Point> seriesUpTo(App a, String resource, String instance, long last) {
     long first = last - RETAINED_SECONDS + 1;
     int[][] sums = new int[RETAINED_SECONDS][];
     for (Instance i : a.instances.values()) {
@@ -262,12 +292,20 @@ public final class TrafficStore {
    * for.
    */
   private long settledSecond(App a) {
+    return settledSecond(view(a).instances());
+  }
+
+  /**
+   * {@link #settledSecond(App)} for instances listed by several nodes (each reports to one member
+   * of a cluster); their report times and seconds are on the clocks of the members that took them.
+   */
+  public long settledSecond(List<InstanceView> instances) {
     long last = lastCompleteSecond();
     long cutoff = clock.currentTimeMillis() - SETTLE_WAIT_SECONDS * 1000L;
     long settled = Long.MAX_VALUE;
-    for (Instance i : a.instances.values()) {
-      if (i.lastReportMillis >= cutoff && i.newestSecond != Long.MIN_VALUE) {
-        settled = Math.min(settled, i.newestSecond);
+    for (InstanceView i : instances) {
+      if (i.lastReportMillis() >= cutoff && i.newestSecond() != Long.MIN_VALUE) {
+        settled = Math.min(settled, i.newestSecond());
       }
     }
     return Math.min(settled, last);
@@ -308,10 +346,16 @@ public final class TrafficStore {
         timed ? v[AVG_RT] : -1,
         timed ? v[P50_RT] : -1,
         timed ? v[P99_RT] : -1,
-        v[CONCURRENCY]);
+        v[CONCURRENCY],
+        v[FIELDS]);
   }
 
-  /** One second of a resource (summed over instances); response times in µs, -1 if none timed. */
+  /**
+   * One second of a resource (summed over instances); response times in µs, -1 if none timed.
+   *
+   * @param weight how many calls the mean is weighted by: sums from different nodes add up with
+   *     {@link #plus}
+   */
   public record Point(
       long startMillis,
       int pass,
@@ -320,17 +364,65 @@ public final class TrafficStore {
       int avgRtMicros,
       int p50RtMicros,
       int p99RtMicros,
-      int concurrency) {}
+      int concurrency,
+      int weight) {
+    /**
+     * This second and another sum of the same second (another node's instances): counts add up, the
+     * mean is weighted, the percentiles are the higher (an upper bound, as over instances).
+     */
+    public Point plus(Point other) {
+      int weights = weight + other.weight;
+      int avg =
+          weight == 0
+              ? other.avgRtMicros
+              : other.weight == 0
+                  ? avgRtMicros
+                  : (int)
+                      (((long) avgRtMicros * weight + (long) other.avgRtMicros * other.weight)
+                          / weights);
+      return new Point(
+          startMillis,
+          pass + other.pass,
+          block + other.block,
+          failed + other.failed,
+          avg,
+          Math.max(p50RtMicros, other.p50RtMicros),
+          Math.max(p99RtMicros, other.p99RtMicros),
+          concurrency + other.concurrency,
+          weights);
+    }
+  }
 
   public record AppView(String app, List<InstanceView> instances) {}
 
+  /**
+   * One instance as a node holds it.
+   *
+   * @param newestSecond the newest second it has sent (on the clock of the node that took it), or
+   *     {@link Long#MIN_VALUE} before its first
+   * @param node the member holding it, when a node lists the cluster's instances; null otherwise
+   */
   public record InstanceView(
       String instance,
       String lane,
       long lastReportMillis,
+      long newestSecond,
       int resourcesSeen,
       int series,
-      long droppedByAgent) {}
+      long droppedByAgent,
+      String node) {
+    public InstanceView atNode(String address) {
+      return new InstanceView(
+          instance,
+          lane,
+          lastReportMillis,
+          newestSecond,
+          resourcesSeen,
+          series,
+          droppedByAgent,
+          address);
+    }
+  }
 
   public record ResourceView(String name, String kind, Point lastSecond) {}
 

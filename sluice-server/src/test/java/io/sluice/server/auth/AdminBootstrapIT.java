@@ -7,7 +7,6 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.server.protocol.http.OpenApiClient;
 import io.sluice.server.testing.BesideInProcessTests;
-import io.sluice.server.testing.FreePorts;
 import io.sluice.server.testing.ServerProcess;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -29,10 +28,12 @@ class AdminBootstrapIT {
   @Test
   void aGeneratedAdminPasswordIsPrintedOnceAndWorksAcrossRestarts(@TempDir Path dataDir)
       throws Exception {
-    int port = FreePorts.httpPortWithFreeGrpcPort();
+    int port;
     String password;
     String tokenBeforeRestart;
-    try (ServerProcess first = ServerProcess.start(port, dataDir, List.of("--auth"), Map.of())) {
+    try (ServerProcess first =
+        ServerProcess.startOnFreePorts(dataDir, List.of("--auth"), Map.of())) {
+      port = first.httpPort();
       String line = first.awaitOutputContaining(MARKER, 60);
       password = line.substring(line.indexOf(MARKER) + MARKER.length()).split("\\s+")[0];
       assertThat(first.awaitOutput("sluice server ready", 5)).endsWith("auth on");

@@ -205,6 +205,23 @@ class AuthIT {
                     withToken(token, params("dataId", "app.yaml", "group", "DEFAULT_GROUP")))
                 .statusCode())
         .isEqualTo(403);
+    // Who listens to a config (their addresses) is a read of that config too.
+    assertThat(
+            http.get(
+                    "/nacos/v1/cs/configs/listener",
+                    withToken(
+                        token,
+                        params("dataId", "app.yaml", "group", "DEFAULT_GROUP", "tenant", "dev")))
+                .statusCode())
+        .isEqualTo(200);
+    assertThat(
+            http.get(
+                    "/nacos/v1/cs/configs/listener",
+                    withToken(
+                        token,
+                        params("dataId", "app.yaml", "group", "DEFAULT_GROUP", "tenant", "prod")))
+                .statusCode())
+        .isEqualTo(403);
   }
 
   @Test

@@ -32,14 +32,12 @@ class LoginThrottleIT {
   @Test
   void aSourceLoggingInTooOftenIsRefused429WhileOthersStillLogIn() throws Exception {
     try (SluiceServer server =
-        SluiceServer.start(
+        FreePorts.startServer(
             ServerOptions.builder()
-                .httpPort(FreePorts.httpPortWithFreeGrpcPort())
                 .dataDir(dataDir)
                 .authMode(ServerOptions.AuthMode.ON)
                 .initialAdminPassword(ADMIN_PASSWORD)
-                .maxLoginsPerMinute(4)
-                .build())) {
+                .maxLoginsPerMinute(4))) {
       assertThat(server.awaitReady(30, TimeUnit.SECONDS)).isTrue();
       OpenApiClient http = new OpenApiClient(server.httpAddress());
 

@@ -124,6 +124,13 @@ class ClusterIT {
             List<WebElement> states = d.findElements(By.cssSelector("[data-test='state']"));
             return states.size() == 3 && states.stream().allMatch(e -> e.getText().equals("UP"));
           });
+      // Each node's gRPC clients, asked of each node (a count, not "did not answer").
+      browser.until(
+          d -> {
+            List<WebElement> clients = d.findElements(By.cssSelector("[data-test='clients']"));
+            return clients.size() == 3
+                && clients.stream().allMatch(e -> e.getText().matches("\\d+"));
+          });
     }
   }
 

@@ -294,7 +294,7 @@ class ConsoleBrowserIT {
 
     WebElement instance = browser.elementWithText(test("instance-row"), "127.0.0.5:8080");
     assertThat(instance.getText()).contains("healthy", "ephemeral", "gray");
-    browser.elementWithText(test("subscriber-count"), "1 client subscribed through this server");
+    browser.elementWithText(test("subscriber-count"), "1 client subscribed");
     assertThat(browser.element(test("subscriber-row")).getText()).contains("Nacos-Java-Client");
     browser.screenshot("service-detail");
 

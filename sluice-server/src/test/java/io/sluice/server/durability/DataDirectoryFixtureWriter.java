@@ -1,12 +1,13 @@
 package io.sluice.server.durability;
 
 import io.sluice.server.protocol.http.OpenApiClient;
-import io.sluice.server.testing.FreePorts;
 import io.sluice.server.testing.ServerProcess;
 import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
 
 /**
  * Writes the data directory that {@link OldDataDirectoryIT} opens: a real {@code sluice server}
@@ -43,8 +44,8 @@ public final class DataDirectoryFixtureWriter {
         throw new IllegalArgumentException(dataDir + " is not empty");
       }
     }
-    int port = FreePorts.httpPortWithFreeGrpcPort();
-    ServerProcess first = ServerProcess.start(port, dataDir);
+    ServerProcess first = ServerProcess.startOnFreePorts(dataDir, List.of(), Map.of());
+    int port = first.httpPort();
     try {
       beforeTheSnapshot(new OpenApiClient("http://127.0.0.1:" + port));
     } finally {

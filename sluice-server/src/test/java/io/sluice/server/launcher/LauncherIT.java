@@ -22,24 +22,12 @@ class LauncherIT {
 
   @Test
   void serverStartsAnswersReadinessAndStopsCleanlyOnCtrlC(@TempDir Path dataDir) throws Exception {
-    int port = FreePorts.httpPortWithFreeGrpcPort();
-    ProcessBuilder builder =
-        new ProcessBuilder(
-                LAUNCHER.toString(),
-                "server",
-                "--port",
-                Integer.toString(port),
-                "--data-dir",
-                dataDir.toString())
-            .redirectErrorStream(true);
-    // Maven packaged the jar just before this test; never let the launcher rebuild under it.
-    builder.environment().put("SLUICE_SKIP_BUILD", "1");
-    // Recording the class-data archive at exit takes seconds on a loaded machine.
-    builder.environment().put("SLUICE_CDS", "off");
-    Process process = builder.start();
-    ProcessOutput output = ProcessOutput.of(process, "launcher-output");
+    Launched launched = FreePorts.onHttpPort(port -> launch(port, dataDir));
+    int port = launched.port();
+    Process process = launched.process();
+    ProcessOutput output = launched.output();
     try {
-      String ready = output.awaitLine("sluice server ready", 120);
+      String ready = launched.ready();
       System.out.println("launcher said: " + ready);
       assertThat(ready)
           .contains("http://127.0.0.1:" + port + "/nacos")
@@ -62,6 +50,34 @@ class LauncherIT {
       assertThat(dataDir).isDirectory();
     } finally {
       process.destroyForcibly();
+    }
+  }
+
+  /** {@code bin/sluice server} started on {@code port}, and the line it said it was ready with. */
+  private record Launched(int port, Process process, ProcessOutput output, String ready) {}
+
+  /** Starts {@code bin/sluice server} on {@code port} and waits until it says it is ready. */
+  private static Launched launch(int port, Path dataDir) throws Exception {
+    ProcessBuilder builder =
+        new ProcessBuilder(
+                LAUNCHER.toString(),
+                "server",
+                "--port",
+                Integer.toString(port),
+                "--data-dir",
+                dataDir.toString())
+            .redirectErrorStream(true);
+    // Maven packaged the jar just before this test; never let the launcher rebuild under it.
+    builder.environment().put("SLUICE_SKIP_BUILD", "1");
+    // Recording the class-data archive at exit takes seconds on a loaded machine.
+    builder.environment().put("SLUICE_CDS", "off");
+    Process process = builder.start();
+    ProcessOutput output = ProcessOutput.of(process, "launcher-output");
+    try {
+      return new Launched(port, process, output, output.awaitLine("sluice server ready", 120));
+    } catch (AssertionError | InterruptedException e) {
+      process.destroyForcibly().waitFor();
+      throw e;
     }
   }
 

@@ -32,12 +32,7 @@ class DeadEngineThreadIT {
 
   @Test
   void aDeadLeaderThreadFailsReadinessAndTheStoreRestartsItselfWithItsWrites() throws Exception {
-    try (SluiceServer server =
-        SluiceServer.start(
-            ServerOptions.builder()
-                .httpPort(FreePorts.httpPortWithFreeGrpcPort())
-                .dataDir(dataDir)
-                .build())) {
+    try (SluiceServer server = FreePorts.startServer(ServerOptions.builder().dataDir(dataDir))) {
       assertThat(server.awaitReady(30, TimeUnit.SECONDS)).isTrue();
       OpenApiClient http = new OpenApiClient(server.httpAddress());
       assertThat(http.publishConfig("before", "kept").statusCode()).isEqualTo(200);

@@ -66,12 +66,8 @@ class DiskFullIT {
   @Test
   void aFullDiskRefusesWritesClearlyAndRecoversWhenSpaceReturns() throws Exception {
     try (SluiceServer server =
-        SluiceServer.start(
-            ServerOptions.builder()
-                .httpPort(FreePorts.httpPortWithFreeGrpcPort())
-                .dataDir(mount.resolve("data"))
-                .minFreeDiskBytes(MIN_FREE)
-                .build())) {
+        FreePorts.startServer(
+            ServerOptions.builder().dataDir(mount.resolve("data")).minFreeDiskBytes(MIN_FREE))) {
       assertThat(server.awaitReady(30, TimeUnit.SECONDS)).isTrue();
       OpenApiClient http = new OpenApiClient(server.httpAddress());
       assertThat(http.publishConfig("before", "kept").statusCode()).isEqualTo(200);
@@ -109,13 +105,9 @@ class DiskFullIT {
       throws Exception {
     // A floor far below what the next write needs, so the write reaches the log and fails there.
     long floor = 256L * 1024;
-    ServerOptions options =
-        ServerOptions.builder()
-            .httpPort(FreePorts.httpPortWithFreeGrpcPort())
-            .dataDir(mount.resolve("data"))
-            .minFreeDiskBytes(floor)
-            .build();
-    try (SluiceServer server = SluiceServer.start(options)) {
+    try (SluiceServer server =
+        FreePorts.startServer(
+            ServerOptions.builder().dataDir(mount.resolve("data")).minFreeDiskBytes(floor))) {
       assertThat(server.awaitReady(30, TimeUnit.SECONDS)).isTrue();
       OpenApiClient http = new OpenApiClient(server.httpAddress());
       for (int i = 0; i < 20; i++) {
@@ -167,7 +159,9 @@ class DiskFullIT {
     }
 
     // Every acknowledged write is on disk: a fresh process over the same directory has them all.
-    try (SluiceServer again = SluiceServer.start(options)) {
+    try (SluiceServer again =
+        FreePorts.startServer(
+            ServerOptions.builder().dataDir(mount.resolve("data")).minFreeDiskBytes(floor))) {
       assertThat(again.awaitReady(30, TimeUnit.SECONDS)).isTrue();
       OpenApiClient http = new OpenApiClient(again.httpAddress());
       for (int i = 0; i < 20; i++) {

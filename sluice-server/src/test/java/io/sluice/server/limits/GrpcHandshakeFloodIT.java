@@ -8,7 +8,6 @@ import com.alibaba.nacos.api.PropertyKeyConst;
 import com.alibaba.nacos.api.config.ConfigService;
 import io.sluice.server.ServerOptions;
 import io.sluice.server.testing.BesideInProcessTests;
-import io.sluice.server.testing.FreePorts;
 import io.sluice.server.testing.GrpcTransportUnderTest;
 import io.sluice.server.testing.ServerProcess;
 import java.io.IOException;
@@ -70,10 +69,8 @@ class GrpcHandshakeFloodIT {
    * enough that, without the bounds, the flood would still be held when the test looks.
    */
   private void startServer(Path dataDir, int handshakeTimeoutMillis) throws Exception {
-    httpPort = FreePorts.httpPortWithFreeGrpcPort();
     server =
-        ServerProcess.start(
-            httpPort,
+        ServerProcess.startOnFreePorts(
             dataDir,
             Stream.concat(
                     Stream.of(
@@ -89,6 +86,7 @@ class GrpcHandshakeFloodIT {
             "-Xmx256m",
             "-XX:TieredStopAtLevel=1",
             "-XX:+UseSerialGC");
+    httpPort = server.httpPort();
   }
 
   @AfterEach

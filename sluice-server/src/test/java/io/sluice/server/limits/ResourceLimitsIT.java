@@ -43,9 +43,8 @@ class ResourceLimitsIT {
   @BeforeAll
   void start() {
     server =
-        SluiceServer.start(
+        FreePorts.startServer(
             ServerOptions.builder()
-                .httpPort(FreePorts.httpPortWithFreeGrpcPort())
                 .dataDir(dataDir)
                 .maxConfigBytes(MAX_CONFIG_CHARS)
                 .maxInstanceMetadataBytes(MAX_METADATA_CHARS)
@@ -53,8 +52,7 @@ class ResourceLimitsIT {
                 .maxHttpConnections(MAX_HTTP_CONNECTIONS)
                 .httpIdleTimeout(Duration.ofSeconds(1))
                 .httpHeaderTimeout(Duration.ofSeconds(2))
-                .grpcHandshakeTimeout(Duration.ofSeconds(1))
-                .build());
+                .grpcHandshakeTimeout(Duration.ofSeconds(1)));
     assertThat(server.awaitReady(30, TimeUnit.SECONDS)).isTrue();
     http = new OpenApiClient(server.httpAddress());
   }

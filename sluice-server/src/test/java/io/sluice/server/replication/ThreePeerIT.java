@@ -3,9 +3,8 @@ package io.sluice.server.replication;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.sluice.server.testing.FreePorts;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -231,10 +230,12 @@ class ThreePeerIT {
             });
   }
 
-  private static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return socket.getLocalPort();
-    }
+  /**
+   * The peers must list one another's ports before any binds its own: ports the kernel hands no one
+   * (see FreePorts), which only another fixture choosing at the same moment could take.
+   */
+  private static int freePort() {
+    return FreePorts.unusedPort();
   }
 
   /** Records which batches a peer previewed and applied, in order. */

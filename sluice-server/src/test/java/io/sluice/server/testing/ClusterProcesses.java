@@ -98,8 +98,7 @@ public final class ClusterProcesses implements AutoCloseable {
   }
 
   /** Starts {@code size} nodes at once and waits until every one says it is ready. */
-  public static ClusterProcesses start(Path work, int size)
-      throws IOException, InterruptedException {
+  public static ClusterProcesses start(Path work, int size) throws Exception {
     return start(work, size, 0);
   }
 
@@ -108,42 +107,45 @@ public final class ClusterProcesses implements AutoCloseable {
    * more get ports and addresses (indexes {@code size} on) and start only with {@link
    * #launchJoiner}, each with the founders and itself as its cluster list.
    */
-  public static ClusterProcesses start(Path work, int size, int joiners)
-      throws IOException, InterruptedException {
+  public static ClusterProcesses start(Path work, int size, int joiners) throws Exception {
     return start(work, size, joiners, List.of(), Map.of());
   }
 
-  /** {@link #start(Path, int, int)}, each node with extra arguments and environment variables. */
+  /**
+   * {@link #start(Path, int, int)}, each node with extra arguments and environment variables.
+   *
+   * <p>The ports come from {@link FreePorts#onHttpPorts}: when a node cannot bind one of its ports
+   * (HTTP, gRPC + 1000, Raft − 1000), every node is stopped, the data directories (whose Raft
+   * groups name the old ports) are wiped, and the cluster starts again on other ports.
+   */
   public static ClusterProcesses start(
       Path work,
       int size,
       int joiners,
       List<String> extraArguments,
       Map<String, String> environment)
-      throws IOException, InterruptedException {
-    Set<Integer> taken = new HashSet<>();
-    int[] ports = new int[size + joiners];
-    for (int i = 0; i < ports.length; i++) {
-      int port;
-      do {
-        port = FreePorts.httpPortWithFreeGrpcPort();
-      } while (taken.contains(port) || taken.contains(port - 1000) || taken.contains(port + 1000));
-      taken.add(port);
-      ports[i] = port;
-    }
-    ClusterProcesses cluster = new ClusterProcesses(work, ports, size, extraArguments, environment);
-    try {
-      for (int i = 0; i < size; i++) {
-        cluster.launch(i);
-      }
-      for (int i = 0; i < size; i++) {
-        cluster.awaitReady(i);
-      }
-    } catch (IOException | InterruptedException | RuntimeException | Error e) {
-      cluster.close();
-      throw e;
-    }
-    return cluster;
+      throws Exception {
+    return FreePorts.onHttpPorts(
+        size + joiners,
+        ports -> {
+          for (int node = 0; node < ports.length; node++) {
+            deleteRecursively(work.resolve("node-" + node));
+          }
+          ClusterProcesses cluster =
+              new ClusterProcesses(work, ports, size, extraArguments, environment);
+          try {
+            for (int i = 0; i < size; i++) {
+              cluster.launch(i);
+            }
+            for (int i = 0; i < size; i++) {
+              cluster.awaitReady(i);
+            }
+          } catch (IOException | InterruptedException | RuntimeException | Error e) {
+            cluster.close();
+            throw e;
+          }
+          return cluster;
+        });
   }
 
   /** The founders: the nodes started together as the cluster. */
@@ -188,7 +190,10 @@ public final class ClusterProcesses implements AutoCloseable {
     if (nodes[node] != null && nodes[node].isAlive()) {
       throw new IllegalStateException("node " + node + " still runs");
     }
-    Path data = work.resolve("node-" + node);
+    deleteRecursively(work.resolve("node-" + node));
+  }
+
+  private static void deleteRecursively(Path data) throws IOException {
     if (!Files.exists(data)) {
       return;
     }

@@ -55,11 +55,6 @@ public final class HeadlessChromium implements AutoCloseable {
     }
     try {
       Path profile = Files.createTempDirectory("sluice-chromium-");
-      ChromeDriverService service =
-          new ChromeDriverService.Builder()
-              .usingDriverExecutable(CHROMEDRIVER.toFile())
-              .usingAnyFreePort()
-              .build();
       ChromeOptions options = new ChromeOptions();
       options.setBinary(CHROMIUM.toFile());
       // The flags keep Chromium off the network (this machine has none beyond loopback).
@@ -76,9 +71,31 @@ public final class HeadlessChromium implements AutoCloseable {
           "--disable-default-apps",
           "--window-size=1400,1000",
           "--user-data-dir=" + profile);
-      return new HeadlessChromium(service, new ChromeDriver(service, options), profile);
+      // chromedriver must be told its port (Selenium connects to it there): a free one, tried
+      // again on another if it was taken meanwhile. Chromium's own debugging port is its choice
+      // (chromedriver starts it with --remote-debugging-port=0 and reads DevToolsActivePort).
+      return FreePorts.onPort(port -> start(port, options, profile));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    }
+  }
+
+  private static HeadlessChromium start(int port, ChromeOptions options, Path profile) {
+    ChromeDriverService service =
+        new ChromeDriverService.Builder()
+            .usingDriverExecutable(CHROMEDRIVER.toFile())
+            .usingPort(port)
+            .build();
+    try {
+      return new HeadlessChromium(service, new ChromeDriver(service, options), profile);
+    } catch (RuntimeException e) {
+      service.stop();
+      // chromedriver exits when it cannot bind its port ("died prematurely", to Selenium): if
+      // something else holds the port now, that was why.
+      if (!FreePorts.isFree(port)) {
+        throw new FreePorts.PortTakenException("chromedriver's port " + port + " is taken", e);
+      }
+      throw e;
     }
   }
 

@@ -19,6 +19,7 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 
@@ -39,6 +40,8 @@ public final class NacosWireClient implements AutoCloseable {
   private final CompletableFuture<Status> streamClosed = new CompletableFuture<>();
   private volatile BiConsumer<String, JsonNode> pushListener = (type, body) -> {};
   private volatile boolean answerPushes = true;
+  private boolean closed; // guarded by this
+  private final Map<String, Long> answerDelayMillis = new ConcurrentHashMap<>();
 
   private NacosWireClient(ManagedChannel channel) {
     this.channel = channel;
@@ -145,13 +148,21 @@ public final class NacosWireClient implements AutoCloseable {
       answer.put("resultCode", 200);
       answer.put("errorCode", 0);
       answer.put("requestId", body.path("requestId").asText());
-      send(responseType, answer.toString());
+      long delay = answerDelayMillis.getOrDefault(payload.type(), 0L);
+      if (delay > 0) {
+        CompletableFuture.delayedExecutor(delay, TimeUnit.MILLISECONDS)
+            .execute(() -> send(responseType, answer.toString()));
+      } else {
+        send(responseType, answer.toString());
+      }
     }
   }
 
   private void send(String type, String json) {
     synchronized (this) {
-      stream.onNext(Payload.of(type, json.getBytes(StandardCharsets.UTF_8)));
+      if (!closed && !streamClosed.isDone()) {
+        stream.onNext(Payload.of(type, json.getBytes(StandardCharsets.UTF_8)));
+      }
     }
   }
 
@@ -163,6 +174,14 @@ public final class NacosWireClient implements AutoCloseable {
   /** Stop (or resume) answering pushes, as a stuck client would. */
   public void answerPushes(boolean answer) {
     this.answerPushes = answer;
+  }
+
+  /**
+   * Answers pushes of this type ({@code NotifySubscriberRequest}, ...) only after {@code millis},
+   * as a busy client or a busy network would; 0 answers at once again.
+   */
+  public void delayAnswers(String pushType, long millis) {
+    answerDelayMillis.put(pushType, millis);
   }
 
   /** Completes when the server ends the stream (with the status it gave). */
@@ -207,6 +226,7 @@ public final class NacosWireClient implements AutoCloseable {
     if (stream != null) {
       try {
         synchronized (this) {
+          closed = true;
           stream.onCompleted();
         }
       } catch (RuntimeException alreadyClosed) {

@@ -37,14 +37,11 @@ public final class OfficialClients implements AutoCloseable {
     // The client writes its own logs; keep them under target/ instead of the home directory.
     System.setProperty("JM.LOG.PATH", Path.of("target", "nacos-client-logs").toString());
     SluiceServer server =
-        SluiceServer.start(
-            options
-                .apply(
-                    ServerOptions.builder()
-                        .httpPort(FreePorts.httpPortWithFreeGrpcPort())
-                        .dataDir(dataDir)
-                        .grpcTransport(GrpcTransportUnderTest.get()))
-                .build());
+        FreePorts.startServer(
+            options.apply(
+                ServerOptions.builder()
+                    .dataDir(dataDir)
+                    .grpcTransport(GrpcTransportUnderTest.get())));
     if (!server.awaitReady(30, TimeUnit.SECONDS)) {
       server.close();
       throw new IllegalStateException("the server did not become ready within 30 s");

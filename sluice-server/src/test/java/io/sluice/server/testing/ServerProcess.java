@@ -14,10 +14,34 @@ import java.util.concurrent.TimeUnit;
 public final class ServerProcess implements AutoCloseable {
   private final Process process;
   private final ProcessOutput output;
+  private final int httpPort;
 
-  private ServerProcess(Process process) {
+  private ServerProcess(Process process, int httpPort) {
     this.process = process;
     this.output = ProcessOutput.of(process, "server-process-output");
+    this.httpPort = httpPort;
+  }
+
+  /**
+   * Starts a server on free ports ({@link FreePorts#onHttpPort}: tried again on others while a port
+   * was taken) and waits until it says it is ready; {@link #httpPort} says where.
+   */
+  public static ServerProcess startOnFreePorts(
+      Path dataDir,
+      List<String> serverArguments,
+      Map<String, String> environment,
+      String... jvmOptions)
+      throws Exception {
+    return FreePorts.onHttpPort(
+        port -> start(port, dataDir, serverArguments, environment, jvmOptions));
+  }
+
+  /** {@link #startOnFreePorts(Path, List, Map, String...)} behind {@code commandPrefix}. */
+  public static ServerProcess startOnFreePorts(
+      List<String> commandPrefix, Path dataDir, List<String> serverArguments, String... jvmOptions)
+      throws Exception {
+    return FreePorts.onHttpPort(
+        port -> start(commandPrefix, port, dataDir, serverArguments, jvmOptions));
   }
 
   /** Starts a server and waits until it says it is ready. */
@@ -38,7 +62,12 @@ public final class ServerProcess implements AutoCloseable {
       String... jvmOptions)
       throws IOException, InterruptedException {
     ServerProcess server = launch(httpPort, dataDir, serverArguments, environment, jvmOptions);
-    server.awaitOutput("sluice server ready", 120);
+    try {
+      server.awaitOutput("sluice server ready", 120);
+    } catch (AssertionError | InterruptedException e) {
+      server.kill();
+      throw e;
+    }
     return server;
   }
 
@@ -113,7 +142,12 @@ public final class ServerProcess implements AutoCloseable {
     command.addAll(serverArguments);
     ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
     builder.environment().putAll(environment);
-    return new ServerProcess(builder.start());
+    return new ServerProcess(builder.start(), httpPort);
+  }
+
+  /** The HTTP port it was started on (gRPC on + 1000). */
+  public int httpPort() {
+    return httpPort;
   }
 
   public String awaitOutput(String prefix, int seconds) throws InterruptedException {

@@ -115,14 +115,12 @@ class TlsIT {
       trust.store(out, storePassword);
     }
     try (SluiceServer secured =
-        SluiceServer.start(
+        FreePorts.startServer(
             ServerOptions.builder()
-                .httpPort(FreePorts.httpPortWithFreeGrpcPort())
                 .dataDir(dataDir.resolve("auth-on"))
                 .tls(CERT, KEY)
                 .authMode(ServerOptions.AuthMode.ON)
-                .initialAdminPassword("admin-secret-1")
-                .build())) {
+                .initialAdminPassword("admin-secret-1"))) {
       assertThat(secured.awaitReady(30, TimeUnit.SECONDS)).isTrue();
 
       String right = probe(secured, trustStore, "admin-secret-1", "https-right.yaml");

@@ -57,6 +57,59 @@ class TrafficStoreTest {
   }
 
   @Test
+  void twoNodesSharesAtOneSecondAddUpToWhatOneNodeHoldingBothWouldShow() {
+    // Three instances on one node, and the same three split over two nodes (a cluster, where each
+    // agent reports to one member): the merged sums must be the single node's.
+    TrafficStore first = new TrafficStore(clock);
+    TrafficStore second = new TrafficStore(clock);
+    TrafficReport a = report("orders", "1@a", null, second("GET /orders", 10, 2, 1_000, 5_000));
+    TrafficReport b = report("orders", "2@b", null, second("GET /orders", 30, 0, 3_000, 9_000));
+    TrafficReport c = report("orders", "3@c", null, second("GET /orders", 7, 1, 20_000, 30_000));
+    for (TrafficReport r : List.of(a, b, c)) {
+      store.accept(r);
+    }
+    first.accept(a);
+    second.accept(b);
+    second.accept(c);
+
+    List<TrafficStore.InstanceView> instances = new ArrayList<>();
+    instances.addAll(first.app("orders").instances());
+    instances.addAll(second.app("orders").instances());
+    long at = store.settledSecond(instances);
+    TrafficStore.Point whole = store.resources("orders").get(1).lastSecond();
+    TrafficStore.Point merged =
+        first
+            .resourcesAt("orders", at)
+            .get(1)
+            .lastSecond()
+            .plus(second.resourcesAt("orders", at).get(1).lastSecond());
+    assertSameSum(merged, whole);
+    assertThat(merged.pass()).isEqualTo(47);
+    // (10 × 1,000 + 30 × 3,000 + 7 × 20,000) / 47 = 5,106.4
+    assertThat(merged.avgRtMicros()).isBetween(5_105, 5_107);
+
+    List<TrafficStore.Point> series = store.series("orders", "GET /orders", null);
+    List<TrafficStore.Point> firstShare = first.seriesUpTo("orders", "GET /orders", null, at);
+    List<TrafficStore.Point> secondShare = second.seriesUpTo("orders", "GET /orders", null, at);
+    assertThat(series).hasSize(1);
+    assertSameSum(firstShare.get(0).plus(secondShare.get(0)), series.get(0));
+  }
+
+  /** Equal sums; the weighted mean to 1 µs (each step of a weighted mean rounds down). */
+  private static void assertSameSum(TrafficStore.Point actual, TrafficStore.Point expected) {
+    assertThat(actual.startMillis()).isEqualTo(expected.startMillis());
+    assertThat(actual.pass()).isEqualTo(expected.pass());
+    assertThat(actual.block()).isEqualTo(expected.block());
+    assertThat(actual.failed()).isEqualTo(expected.failed());
+    assertThat(actual.concurrency()).isEqualTo(expected.concurrency());
+    assertThat(actual.weight()).isEqualTo(expected.weight());
+    assertThat(actual.p50RtMicros()).isEqualTo(expected.p50RtMicros());
+    assertThat(actual.p99RtMicros()).isEqualTo(expected.p99RtMicros());
+    assertThat(actual.avgRtMicros())
+        .isBetween(expected.avgRtMicros() - 1, expected.avgRtMicros() + 1);
+  }
+
+  @Test
   void showsTheNewestSecondEveryInstanceHasSentWhenAgentsBatchTheirSeconds() {
     long now = clock.currentTimeMillis();
     long lastSecond = Math.floorDiv(now, 1000) * 1000 - 1000;

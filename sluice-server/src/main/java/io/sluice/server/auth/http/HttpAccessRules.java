@@ -56,7 +56,7 @@ public final class HttpAccessRules implements HttpAccess {
     }
     Identity who = auth.identify(token(request, params));
     boolean read = method == HttpMethod.GET;
-    if (path.equals("/nacos/v1/cs/configs/listener")) {
+    if (path.equals("/nacos/v1/cs/configs/listener") && method == HttpMethod.POST) {
       checkListening(who, params.get("Listening-Configs"));
     } else if (path.startsWith("/nacos/v1/cs/configs")
         || path.startsWith("/nacos/v2/cs/config")

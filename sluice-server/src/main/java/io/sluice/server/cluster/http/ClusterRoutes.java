@@ -9,15 +9,8 @@ import io.sluice.server.protocol.http.HttpResponses;
 import io.sluice.server.protocol.http.HttpRoutes;
 import io.sluice.server.protocol.http.RequestParams;
 import io.sluice.server.protocol.http.RestResult;
-import io.vertx.core.Future;
-import io.vertx.core.Vertx;
-import io.vertx.core.buffer.Buffer;
-import io.vertx.core.http.HttpClient;
-import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
-import io.vertx.core.http.PoolOptions;
-import io.vertx.core.http.RequestOptions;
 import io.vertx.ext.web.Router;
 import java.io.IOException;
 import java.net.URLEncoder;
@@ -27,6 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -42,7 +36,8 @@ import java.util.function.Supplier;
  *       with the same parameter removes one (a Sluice extension; a Raft membership change, see
  *       {@link MembershipChanges}); answers with every member's address once it is committed.
  *   <li>{@code GET /nacos/v2/core/loader/cluster}: client connections per node (asked of every node
- *       over HTTP, with the caller's access token), with total, min, average and max.
+ *       over HTTP through {@link MemberCalls}, with the caller's access token), with total, min,
+ *       average and max.
  *   <li>{@code GET /nacos/v2/core/loader/smartReloadCluster[?loaderFactor=0.1]}: Nacos's rebalance.
  *       A node above {@code avg × (1 + loaderFactor)} connections is asked ({@code reloadCurrent})
  *       to send its excess over the average to reconnect, pointed at the least loaded node below
@@ -72,15 +67,24 @@ public final class ClusterRoutes implements HttpRoutes {
   private final Supplier<ClusterView> view;
   private final MembershipChanges membership;
   private final String version;
-  private final Vertx vertx;
-  private volatile HttpClient peers;
+  private final MemberCalls members;
+  private final IntSupplier ownConnections;
 
+  /**
+   * @param members the other nodes, asked over HTTP for their client connections
+   * @param ownConnections this node's client connections (counted here, not asked of itself)
+   */
   public ClusterRoutes(
-      Supplier<ClusterView> view, MembershipChanges membership, String version, Vertx vertx) {
+      Supplier<ClusterView> view,
+      MembershipChanges membership,
+      String version,
+      MemberCalls members,
+      IntSupplier ownConnections) {
     this.view = view;
     this.membership = membership;
     this.version = version;
-    this.vertx = vertx;
+    this.members = members;
+    this.ownConnections = ownConnections;
   }
 
   /** One node's client connections, as {@code loader/cluster} lists them. */
@@ -169,7 +173,7 @@ public final class ClusterRoutes implements HttpRoutes {
 
   private void loaderCluster(HttpServerRequest request, HttpParams params) {
     AsyncReply.when(
-        loads(callerToken(request, params)),
+        loads(MemberCalls.callerToken(request, params)),
         request,
         ApiStyle.V1,
         load -> HttpResponses.ok(request.response(), load));
@@ -186,7 +190,7 @@ public final class ClusterRoutes implements HttpRoutes {
     if (!(factor >= 0 && factor <= 1)) {
       throw HttpApiException.invalid("loaderFactor must be between 0 and 1");
     }
-    String token = callerToken(request, params);
+    String token = MemberCalls.callerToken(request, params);
     CompletableFuture<List<Reload>> reloads =
         loads(token)
             .thenCompose(
@@ -261,7 +265,8 @@ public final class ClusterRoutes implements HttpRoutes {
             + (redirect.isEmpty()
                 ? ""
                 : "&redirectAddress=" + URLEncoder.encode(redirect, StandardCharsets.UTF_8));
-    return get(address, query, token)
+    return members
+        .get(address, query, token, PEER_TIMEOUT_MILLIS)
         .handle(
             (body, failure) ->
                 new Reload(
@@ -271,18 +276,24 @@ public final class ClusterRoutes implements HttpRoutes {
                     failure == null ? body.strip() : "failed: " + failure.getMessage()));
   }
 
-  /** Every member's client connections, asked over HTTP (this node's too, the same way). */
+  /** Every member's client connections: this node's counted here, the others' asked over HTTP. */
   private CompletableFuture<ClusterLoad> loads(String token) {
-    List<ClusterView.Member> members = view.get().members();
+    List<ClusterView.Member> nodes = view.get().members();
     List<CompletableFuture<NodeLoad>> asked = new ArrayList<>();
-    for (ClusterView.Member member : members) {
+    for (ClusterView.Member member : nodes) {
+      if (member.self()) {
+        asked.add(
+            CompletableFuture.completedFuture(
+                new NodeLoad(member.address(), ownConnections.getAsInt(), null)));
+        continue;
+      }
       asked.add(
-          get(member.address(), "/nacos/v2/core/loader/current", token)
+          members
+              .get(member.address(), "/nacos/v2/core/loader/current", token, PEER_TIMEOUT_MILLIS)
               .handle(
                   (body, failure) -> {
                     if (failure != null) {
-                      return new NodeLoad(
-                          member.address(), 0, String.valueOf(failure.getMessage()));
+                      return new NodeLoad(member.address(), 0, MemberCalls.reason(failure));
                     }
                     try {
                       return new NodeLoad(member.address(), JSON.readTree(body).size(), null);
@@ -312,73 +323,10 @@ public final class ClusterRoutes implements HttpRoutes {
                   answered == 0 ? 0 : min,
                   answered == 0 ? 0 : (double) total / answered,
                   max,
-                  members.size(),
+                  nodes.size(),
                   answered,
                   detail);
             });
-  }
-
-  /**
-   * The caller's access token, passed on to the other nodes when this node asks them on its behalf
-   * (with auth on, they check it as this node did: the token key is the cluster's); null without.
-   */
-  private static String callerToken(HttpServerRequest request, HttpParams params) {
-    String token = params.get("accessToken");
-    if (token == null || token.isEmpty()) {
-      token = request.getHeader("accessToken");
-    }
-    String authorization = request.getHeader("Authorization");
-    if ((token == null || token.isEmpty())
-        && authorization != null
-        && authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
-      token = authorization.substring(7);
-    }
-    return token == null || token.isEmpty() ? null : token;
-  }
-
-  private CompletableFuture<String> get(String address, String pathAndQuery, String token) {
-    int colon = address.lastIndexOf(':');
-    RequestOptions options =
-        new RequestOptions()
-            .setMethod(HttpMethod.GET)
-            .setHost(address.substring(0, colon))
-            .setPort(Integer.parseInt(address.substring(colon + 1)))
-            .setURI(pathAndQuery)
-            .setTimeout(PEER_TIMEOUT_MILLIS);
-    if (token != null) {
-      options.putHeader("accessToken", token);
-    }
-    return peers()
-        .request(options)
-        .compose(
-            request ->
-                request
-                    .send()
-                    .compose(
-                        response ->
-                            response.statusCode() == 200
-                                ? response.body()
-                                : Future.failedFuture(
-                                    "HTTP " + response.statusCode() + " from " + address)))
-        .map(Buffer::toString)
-        .toCompletionStage()
-        .toCompletableFuture();
-  }
-
-  private HttpClient peers() {
-    HttpClient client = peers;
-    if (client == null) {
-      synchronized (this) {
-        if (peers == null) {
-          peers =
-              vertx.createHttpClient(
-                  new HttpClientOptions().setConnectTimeout((int) PEER_TIMEOUT_MILLIS),
-                  new PoolOptions().setHttp1MaxSize(4));
-        }
-        client = peers;
-      }
-    }
-    return client;
   }
 
   private void nodes(HttpServerRequest request, HttpParams params) {

@@ -7,20 +7,21 @@ import io.sluice.server.config.grpc.ConfigMessages.ConfigChangeNotifyRequest;
 import io.sluice.server.protocol.grpc.Connection;
 import io.sluice.server.protocol.grpc.NacosResponse;
 import io.sluice.server.protocol.grpc.PushCallback;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The configs one gRPC connection listens to, and the pushes that tell it of changes. A push the
- * client does not acknowledge is retried a few times with growing delays; after that the connection
- * is closed, and the client reconnects and compares md5s again, so no change is lost and nothing
- * piles up for a client that stopped answering.
+ * The configs one gRPC connection listens to, and the pushes that tell it of changes. At most one
+ * notification per config is in flight (or waiting to be sent again); a change meanwhile is sent
+ * once more after the answer, so a slow client gets no backlog. A notification the client does not
+ * acknowledge in time is sent again, with growing delays, for as long as the connection is open; a
+ * missed acknowledgement never closes the connection ({@link PushCallback#retryDelayMillis}).
  */
 final class ConnectionConfigWatcher implements ConfigWatcher {
-  static final int PUSH_ATTEMPTS = 3;
-
   private final Connection connection;
   private final ConfigService config;
   private final ScheduledExecutorService scheduler;
@@ -29,6 +30,11 @@ final class ConnectionConfigWatcher implements ConfigWatcher {
 
   /** Key to the names the client used, echoed back in notifications (tenant "" vs "public"). */
   private final Map<ConfigKey, String[]> listens = new ConcurrentHashMap<>();
+
+  // Guarded by this: the configs with a notification in flight or waiting to be sent again, and
+  // those of them that changed again meanwhile; at most one entry per listened config.
+  private final Set<ConfigKey> notifying = new HashSet<>();
+  private final Set<ConfigKey> changedAgain = new HashSet<>();
 
   ConnectionConfigWatcher(
       Connection connection,
@@ -81,32 +87,58 @@ final class ConnectionConfigWatcher implements ConfigWatcher {
 
   @Override
   public void changed(ConfigKey key) {
-    String[] names = listens.get(key);
-    if (names != null) {
-      push(names, 1);
+    synchronized (this) {
+      if (!listens.containsKey(key)) {
+        return;
+      }
+      if (!notifying.add(key)) {
+        changedAgain.add(key);
+        return;
+      }
     }
+    sendNotification(key, 0);
   }
 
-  private void push(String[] names, int attempt) {
+  /** Sends the notification of {@code key}, after {@code failures} unanswered ones in a row. */
+  private void sendNotification(ConfigKey key, int failures) {
+    String[] names = listens.get(key);
+    if (names == null || connection.isClosed()) {
+      synchronized (this) {
+        notifying.remove(key);
+        changedAgain.remove(key);
+      }
+      return;
+    }
     connection.push(
         new ConfigChangeNotifyRequest(names[0], names[1], names[2]),
         pushAckMillis,
         new PushCallback() {
           @Override
-          public void onAcknowledged(NacosResponse response) {}
+          public void onAcknowledged(NacosResponse response) {
+            boolean again;
+            synchronized (ConnectionConfigWatcher.this) {
+              again = changedAgain.remove(key);
+              if (!again) {
+                notifying.remove(key);
+              }
+            }
+            if (again) {
+              scheduler.execute(() -> sendNotification(key, 0));
+            }
+          }
 
           @Override
           public void onFailed(String reason) {
             if (connection.isClosed()) {
               return;
             }
-            if (attempt >= PUSH_ATTEMPTS) {
-              connection.close(
-                  "config change not acknowledged after " + attempt + " attempts: " + reason);
-              return;
+            synchronized (ConnectionConfigWatcher.this) {
+              changedAgain.remove(key); // the next notification is sent after that change anyway
             }
             scheduler.schedule(
-                () -> push(names, attempt + 1), 500L << attempt, TimeUnit.MILLISECONDS);
+                () -> sendNotification(key, failures + 1),
+                PushCallback.retryDelayMillis(failures + 1),
+                TimeUnit.MILLISECONDS);
           }
         });
   }

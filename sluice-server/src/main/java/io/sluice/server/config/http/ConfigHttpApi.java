@@ -1,6 +1,7 @@
 package io.sluice.server.config.http;
 
 import io.sluice.server.clock.ServerClock;
+import io.sluice.server.cluster.http.MemberCalls;
 import io.sluice.server.config.ConfigService;
 import io.sluice.server.protocol.http.HttpAccess;
 import io.sluice.server.protocol.http.HttpRoutes;
@@ -30,13 +31,14 @@ public final class ConfigHttpApi implements HttpRoutes {
   /**
    * @param maxHeldPolls long-polls held at once; beyond it a poll is answered 503
    */
-  public ConfigHttpApi(ConfigService config, Vertx vertx, ServerClock clock, int maxHeldPolls) {
+  public ConfigHttpApi(
+      ConfigService config, Vertx vertx, ServerClock clock, int maxHeldPolls, MemberCalls members) {
     this.vertx = vertx;
     long maxBodyBytes = config.maxContentBytes() * 3 + FORM_OVERHEAD_BYTES;
     this.configs = new ConfigRoutes(config, maxBodyBytes);
     this.history = new HistoryRoutes(config);
     this.held = new HeldPolls(config, clock, maxHeldPolls);
-    this.listener = new ListenerRoutes(config, held);
+    this.listener = new ListenerRoutes(config, held, members);
   }
 
   @Override

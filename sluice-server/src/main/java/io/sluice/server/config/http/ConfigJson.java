@@ -1,6 +1,7 @@
 package io.sluice.server.config.http;
 
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import io.sluice.server.cluster.http.MemberCalls;
 import io.sluice.server.config.ConfigHistoryEntry;
 import io.sluice.server.config.ConfigItem;
 import io.sluice.server.config.ConfigKey;
@@ -316,6 +317,18 @@ final class ConfigJson {
 
   /** {@code GroupkeyListenserStatus} (sic): who listens to a config, IP to md5. */
   record ListenerStatus(int collectStatus, Map<String, String> lisentersGroupkeyStatus) {}
+
+  /** One client listening to a config, and the member it listens through. */
+  record Listener(String ip, String md5, String node) {}
+
+  /**
+   * {@link ListenerStatus} merged over a cluster's members, with each listener and who is missing.
+   */
+  record ClusterListenerStatus(
+      int collectStatus,
+      Map<String, String> lisentersGroupkeyStatus,
+      List<Listener> listeners,
+      List<MemberCalls.Missing> missing) {}
 
   /** A page of the config center, each item in the shape {@code shape} gives it. */
   static <T, J> Page<J> page(

@@ -1,5 +1,8 @@
 package io.sluice.server.config.http;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.server.cluster.http.MemberCalls;
 import io.sluice.server.config.ConfigItem;
 import io.sluice.server.config.ConfigKey;
 import io.sluice.server.config.ConfigService;
@@ -7,6 +10,7 @@ import io.sluice.server.config.ConfigVersion;
 import io.sluice.server.config.ConfigWatcher;
 import io.sluice.server.config.http.ListeningConfigs.Listen;
 import io.sluice.server.protocol.http.ApiStyle;
+import io.sluice.server.protocol.http.AsyncReply;
 import io.sluice.server.protocol.http.ClientIp;
 import io.sluice.server.protocol.http.HttpAccess;
 import io.sluice.server.protocol.http.HttpApiException;
@@ -19,9 +23,12 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.ext.web.Router;
+import java.io.IOException;
 import java.net.URLDecoder;
+import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -57,10 +64,13 @@ final class ListenerRoutes {
 
   private final ConfigService config;
   private final HeldPolls held;
+  private final MemberCalls members;
+  private final ObjectMapper json = new ObjectMapper();
 
-  ListenerRoutes(ConfigService config, HeldPolls held) {
+  ListenerRoutes(ConfigService config, HeldPolls held, MemberCalls members) {
     this.config = config;
     this.held = held;
+    this.members = members;
   }
 
   void mount(Router router) {
@@ -169,13 +179,76 @@ final class ListenerRoutes {
     return changed;
   }
 
+  /**
+   * GET: who listens to a config, {@code {collectStatus, lisentersGroupkeyStatus: {ip: md5}}} as
+   * Nacos answers. Listeners are held by the node a client is connected to, so unless {@code
+   * aggregation=false} (the members' own call) every other member is asked too, with the caller's
+   * token, as Nacos collects them; Sluice adds {@code listeners} (each client's address, md5 and
+   * {@code node}, where clients on one host count once per node) and {@code missing} (the members
+   * that did not answer).
+   */
   private void listListeners(HttpServerRequest request, HttpParams params) {
     String dataId = params.required("dataId");
     String group = params.required("group");
     if (group.isBlank()) {
       group = "DEFAULT_GROUP";
     }
-    ConfigKey key = ConfigKey.of(params.get("tenant"), group, dataId);
+    String tenant = params.get("tenant");
+    ConfigKey key = ConfigKey.of(tenant, group, dataId);
+    if (params.is("aggregation", "false") || members.others().isEmpty()) {
+      HttpResponses.ok(request.response(), new ConfigJson.ListenerStatus(200, listening(key)));
+      return;
+    }
+    String query =
+        PATH
+            + "?aggregation=false&dataId="
+            + encode(dataId)
+            + "&group="
+            + encode(group)
+            + (tenant == null ? "" : "&tenant=" + encode(tenant));
+    AsyncReply.when(
+        members
+            .askOthers(query, MemberCalls.callerToken(request, params))
+            .thenApplyAsync(
+                gathered -> {
+                  Map<String, String> status = new TreeMap<>();
+                  List<ConfigJson.Listener> listeners = new ArrayList<>();
+                  listening(key)
+                      .forEach(
+                          (ip, md5) ->
+                              listeners.add(
+                                  new ConfigJson.Listener(ip, md5, members.selfAddress())));
+                  for (MemberCalls.Answer answer : gathered.answers()) {
+                    try {
+                      for (Map.Entry<String, JsonNode> e :
+                          json.readTree(answer.body())
+                              .path("lisentersGroupkeyStatus")
+                              .properties()) {
+                        listeners.add(
+                            new ConfigJson.Listener(
+                                e.getKey(), e.getValue().asText(), answer.address()));
+                      }
+                    } catch (IOException e) {
+                      throw new IllegalStateException("a member's listeners answer is not JSON", e);
+                    }
+                  }
+                  listeners.sort(
+                      Comparator.comparing(ConfigJson.Listener::ip)
+                          .thenComparing(ConfigJson.Listener::node));
+                  for (ConfigJson.Listener listener : listeners) {
+                    status.putIfAbsent(listener.ip(), listener.md5());
+                  }
+                  return new ConfigJson.ClusterListenerStatus(
+                      200, status, listeners, gathered.missing());
+                },
+                members.worker()),
+        request,
+        ApiStyle.V1,
+        body -> HttpResponses.ok(request.response(), body));
+  }
+
+  /** This node's listeners of {@code key}: each client's reported address and the md5 it holds. */
+  private Map<String, String> listening(ConfigKey key) {
     ConfigItem item = config.find(key);
     Map<String, String> status = new TreeMap<>();
     for (ConfigWatcher watcher : config.watchersOf(key)) {
@@ -186,7 +259,11 @@ final class ListenerRoutes {
       // A watcher waits only while it is up to date, so what it holds is what it would read.
       status.put(watcher.reportedIp(), version == null ? "" : version.md5());
     }
-    HttpResponses.ok(request.response(), new ConfigJson.ListenerStatus(200, status));
+    return status;
+  }
+
+  private static String encode(String s) {
+    return URLEncoder.encode(s, StandardCharsets.UTF_8);
   }
 
   static void noCache(HttpServerResponse response) {

@@ -18,17 +18,15 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p>At most one push is in flight per subscription. A change during a push marks it stale, and the
  * newest snapshot follows the acknowledgement, so a slow client receives fewer, newer pushes, never
- * a backlog. An unanswered push is retried a few times; then the connection is closed and the
- * client, reconnecting, subscribes afresh.
+ * a backlog. An unanswered push is sent again, with the newest snapshot, after growing delays for
+ * as long as the connection is open; a missed acknowledgement never closes the connection ({@link
+ * PushCallback#retryDelayMillis}).
  */
 final class GrpcSubscriber implements Subscriber {
-  static final int PUSH_ATTEMPTS = 3;
-
   private static final byte[] SERVICE_INFO_FIELD =
       "\"serviceInfo\":".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] PUSH_END =
       ",\"module\":\"naming\",\"headers\":{}}".getBytes(StandardCharsets.US_ASCII);
-  static final long RETRY_DELAY_MILLIS = 1_000;
 
   private final Connection connection;
   private final ServiceKey service;
@@ -143,11 +141,6 @@ final class GrpcSubscriber implements Subscriber {
             synchronized (GrpcSubscriber.this) {
               attempts = ++failures;
             }
-            if (attempts >= PUSH_ATTEMPTS) {
-              connection.close(
-                  "push of " + service + " not acknowledged after " + attempts + " attempts");
-              return;
-            }
             pushThread.schedule(
                 () -> {
                   ServiceView newest;
@@ -155,9 +148,11 @@ final class GrpcSubscriber implements Subscriber {
                     newest = next != null ? next : view;
                     next = null;
                   }
-                  send(newest);
+                  if (active && !connection.isClosed()) {
+                    send(newest);
+                  }
                 },
-                RETRY_DELAY_MILLIS,
+                PushCallback.retryDelayMillis(attempts),
                 TimeUnit.MILLISECONDS);
           }
         });

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.util.RawValue;
+import io.sluice.server.cluster.http.MemberCalls;
 import io.sluice.server.naming.NamingService;
 import io.sluice.server.naming.NamingStats;
 import io.sluice.server.protocol.http.ApiStyle;
@@ -47,17 +48,24 @@ public final class NamingHttpApi implements HttpRoutes {
   private final IntSupplier connectionCount;
   private final InstanceEndpoints instances;
   private final ServiceEndpoints services;
+  private final ClusterSubscribers clusterSubscribers;
 
   /**
    * @param ready whether the store serves (the metrics' {@code status} is {@code UP} then)
    * @param connectionCount gRPC connections, reported as clients with the HTTP ones
+   * @param members the cluster's other members, asked for their subscribers
    */
-  public NamingHttpApi(NamingService naming, BooleanSupplier ready, IntSupplier connectionCount) {
+  public NamingHttpApi(
+      NamingService naming,
+      BooleanSupplier ready,
+      IntSupplier connectionCount,
+      MemberCalls members) {
     this.naming = naming;
     this.ready = ready;
     this.connectionCount = connectionCount;
     this.instances = new InstanceEndpoints(naming, json);
     this.services = new ServiceEndpoints(naming, json);
+    this.clusterSubscribers = new ClusterSubscribers(naming, members, json);
   }
 
   @Override
@@ -85,7 +93,15 @@ public final class NamingHttpApi implements HttpRoutes {
       on(router, HttpMethod.DELETE, base + "/service", style, s::delete);
       on(router, HttpMethod.GET, base + "/service", style, p -> s.detail(p, v2));
       on(router, HttpMethod.GET, base + "/service/list", style, p -> s.list(p, v2));
-      on(router, HttpMethod.GET, base + "/service/subscribers", style, s::subscribers);
+      onWithToken(
+          router,
+          HttpMethod.GET,
+          base + "/service/subscribers",
+          style,
+          (p, token) ->
+              "false".equalsIgnoreCase(p.optional("aggregation")) || !clusterSubscribers.clustered()
+                  ? s.subscribers(p)
+                  : clusterSubscribers.subscribers(p, token));
     }
     on(router, HttpMethod.PUT, V1 + "/cluster", ApiStyle.V1, s::updateCluster);
     on(router, HttpMethod.GET, V1 + "/catalog/services", ApiStyle.V1, s::catalogServices);
@@ -97,6 +113,29 @@ public final class NamingHttpApi implements HttpRoutes {
 
   private interface Endpoint {
     CompletionStage<Answer> handle(NamingParams params);
+  }
+
+  /** An endpoint that asks the other members on the caller's behalf, with its token. */
+  private interface MemberEndpoint {
+    CompletionStage<Answer> handle(NamingParams params, String token);
+  }
+
+  private void onWithToken(
+      Router router, HttpMethod method, String path, ApiStyle style, MemberEndpoint endpoint) {
+    router
+        .route(method, path)
+        .handler(
+            RequestParams.handler(
+                MAX_BODY_BYTES,
+                style,
+                (request, params) ->
+                    AsyncReply.when(
+                        endpoint.handle(
+                            new NamingParams(params, json),
+                            MemberCalls.callerToken(request, params)),
+                        request,
+                        style,
+                        answer -> reply(request.response(), style, answer))));
   }
 
   private void on(

@@ -264,8 +264,9 @@ final class ServiceEndpoints {
    * GET subscribers: one page of the clients subscribed to the service through this node, as Nacos
    * lists them: {@code {"count":N,"subscribers":[{"addrStr","agent","app","ip","port",
    * "namespaceId","serviceName","cluster"}]}} (pages of 1,000 by default, at most {@value
-   * #MAX_V1_PAGE_SIZE}). Subscriptions are held by client connections and not replicated, so in a
-   * cluster each node lists its own.
+   * #MAX_V1_PAGE_SIZE}). Subscriptions are held by client connections and not replicated: this
+   * node's own, which {@link ClusterSubscribers} merges with the other members' (Nacos's {@code
+   * aggregation}).
    */
   CompletionStage<Answer> subscribers(NamingParams params) {
     ServiceKey service = params.service();
@@ -277,18 +278,21 @@ final class ServiceEndpoints {
     ArrayNode page = answer.putArray("subscribers");
     long from = (long) (pageNo - 1) * pageSize;
     for (long i = from; i < Math.min(all.size(), from + pageSize); i++) {
-      Subscriber.Client client = all.get((int) i);
-      ObjectNode node = page.addObject();
-      node.put("addrStr", client.ip() + ":" + client.port());
-      node.put("agent", client.agent());
-      node.put("app", client.app().isEmpty() ? "unknown" : client.app());
-      node.put("ip", client.ip());
-      node.put("port", client.port());
-      node.put("namespaceId", service.namespace());
-      node.put("serviceName", service.groupedName());
-      node.put("cluster", client.clusters());
+      writeSubscriber(page.addObject(), all.get((int) i), service);
     }
     return done(Answer.json(answer.toString()));
+  }
+
+  /** One subscriber as Nacos lists it. */
+  static void writeSubscriber(ObjectNode node, Subscriber.Client client, ServiceKey service) {
+    node.put("addrStr", client.ip() + ":" + client.port());
+    node.put("agent", client.agent());
+    node.put("app", client.app().isEmpty() ? "unknown" : client.app());
+    node.put("ip", client.ip());
+    node.put("port", client.port());
+    node.put("namespaceId", service.namespace());
+    node.put("serviceName", service.groupedName());
+    node.put("cluster", client.clusters());
   }
 
   /**

@@ -54,13 +54,19 @@ public final class GrpcServer implements AutoCloseable {
   private final EventLoopGroup boss;
   private final EventLoopGroup workers;
   private final HandshakeGate gate;
+  private final EventLoopLag lag;
 
   private GrpcServer(
-      Listening listening, EventLoopGroup boss, EventLoopGroup workers, HandshakeGate gate) {
+      Listening listening,
+      EventLoopGroup boss,
+      EventLoopGroup workers,
+      HandshakeGate gate,
+      ServerClock clock) {
     this.listening = listening;
     this.boss = boss;
     this.workers = workers;
     this.gate = gate;
+    this.lag = new EventLoopLag(clock, workers);
   }
 
   /**
@@ -134,7 +140,7 @@ public final class GrpcServer implements AutoCloseable {
                   clock);
             }
           };
-      return new GrpcServer(listening, boss, workers, gate);
+      return new GrpcServer(listening, boss, workers, gate, clock);
     } catch (RuntimeException e) {
       boss.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
       workers.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
@@ -225,6 +231,14 @@ public final class GrpcServer implements AutoCloseable {
   /** Sockets accepted and not yet through their HTTP/2 handshake. */
   public int handshakingSockets() {
     return gate.handshaking();
+  }
+
+  /**
+   * How far behind its work the slowest event loop is, in nanoseconds (see {@link EventLoopLag});
+   * call from one thread at a time.
+   */
+  public long eventLoopLagNanos() {
+    return lag.nanos();
   }
 
   /** Handshaked HTTP/2 transports open now (a client holds one). */

@@ -1,7 +1,7 @@
 // Configs: search (exact or with * wildcards), create and edit with a syntax check of the type,
 // beta publishing to listed IPs, history with a diff between any two versions and rollback, and
 // the clients listening to a config.
-import { h, clear, formatTime, message, go, link } from './dom.js';
+import { h, clear, formatTime, message, go, link, missingNodes } from './dom.js';
 import * as api from './api.js';
 import { renderDiff } from './diff.js';
 
@@ -194,8 +194,14 @@ export async function history(el, params, state) {
 export async function listeners(el, params, state) {
   el.append(h('h1', {}, 'Clients listening to ' + params.dataId + ' (' + params.group + ')'));
   const body = await api.get(CONFIGS + '/listener', { dataId: params.dataId, group: params.group, tenant: state.namespace });
+  // In a cluster each node holds its own clients' listeners: the server asks every node and lists
+  // each client with the node it listens through (clients on one host count once per node).
   const status = body.lisentersGroupkeyStatus || body.listenersGroupkeyStatus || {};
-  const rows = Object.entries(status).map(([ip, md5]) => h('tr', { 'data-test': 'listener-row' }, h('td', {}, ip), h('td', {}, md5 || '(none)')));
-  el.append(h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, 'Client IP'), h('th', {}, 'md5 it holds'))),
-    h('tbody', {}, rows.length ? rows : h('tr', {}, h('td', { colspan: 2, class: 'muted' }, 'No client listens to it now.')))));
+  const list = body.listeners || Object.entries(status).map(([ip, md5]) => ({ ip, md5 }));
+  const clustered = list.some(l => l.node);
+  const rows = list.map(l => h('tr', { 'data-test': 'listener-row' }, h('td', {}, l.ip), h('td', {}, l.md5 || '(none)'),
+    clustered ? h('td', { 'data-test': 'node' }, l.node) : null));
+  el.append(missingNodes(body), h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, 'Client IP'), h('th', {}, 'md5 it holds'),
+    clustered ? h('th', {}, 'Through node') : null)),
+    h('tbody', {}, rows.length ? rows : h('tr', {}, h('td', { colspan: clustered ? 3 : 2, class: 'muted' }, 'No client listens to it now.')))));
 }

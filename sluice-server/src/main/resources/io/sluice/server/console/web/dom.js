@@ -47,3 +47,16 @@ export function link(name, params = {}) {
     Object.entries(params).filter(([, v]) => v !== undefined && v !== null && v !== ''));
   return '#/' + name + (q.toString() ? '?' + q : '');
 }
+
+/**
+ * In a cluster, what each node holds alone (agents' traffic, clients' subscriptions and listeners)
+ * is asked of every node; a node that did not answer is named here rather than silently left out.
+ * Nothing (an empty fragment, which any append takes) when every node answered.
+ */
+export function missingNodes(body) {
+  const missing = (body && body.missing) || [];
+  if (!missing.length) return document.createDocumentFragment();
+  return h('p', { class: 'error', 'data-test': 'missing-nodes' }, 'Incomplete: '
+    + missing.map(m => `node ${m.address} did not answer (${m.reason})`).join('; ')
+    + ', so what reaches the cluster through ' + (missing.length === 1 ? 'it' : 'them') + ' is not shown.');
+}

@@ -2,7 +2,7 @@
 // the agents' reports (at most about 2 s behind), editors for the five Sentinel rule kinds and for
 // the namespace's lane document (saved only when sluice-flow's parsers, the agents' own, accept
 // them), and which instances are in which lane.
-import { h, clear, formatTime, message, go, link } from './dom.js';
+import { h, clear, formatTime, message, go, link, missingNodes } from './dom.js';
 import * as api from './api.js';
 import { lineChart } from './chart.js';
 import { laneForm, laneMembers } from './lanes.js';
@@ -36,7 +36,7 @@ export async function apps(el) {
     h('td', { class: 'num' }, a.instances.length),
     h('td', {}, [...new Set(a.instances.map(i => i.lane || 'base'))].map(l => h('span', { class: 'pill lane' }, l + ' '))),
     h('td', {}, formatTime(Math.max(...a.instances.map(i => i.lastReportMillis))))));
-  el.append(h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, 'Application'), h('th', { class: 'num' }, 'Instances reporting'),
+  el.append(missingNodes(body), h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, 'Application'), h('th', { class: 'num' }, 'Instances reporting'),
     h('th', {}, 'Lanes'), h('th', {}, 'Last report'))),
     h('tbody', {}, rows.length ? rows : h('tr', {}, h('td', { colspan: 4, class: 'muted' },
       'No agent reports traffic. Agents report when started with sluice.server.addr pointing here.')))));
@@ -66,11 +66,15 @@ export async function app(el, params, state) {
     const [apps, resources] = await Promise.all([
       api.get(TRAFFIC + '/apps'), api.get(TRAFFIC + '/resources', { app: name })]);
     const mine = (apps.apps || []).find(a => a.app === name);
+    // In a cluster each agent reports to one node; the server merges every node's share.
+    const clustered = mine && mine.instances.some(i => i.node);
     clear(instancesBox);
-    instancesBox.append(mine ? h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, 'Instance'), h('th', {}, 'Lane'),
-      h('th', {}, 'Last report'), h('th', { class: 'num' }, 'Resources seen'))),
-      h('tbody', {}, mine.instances.map(i => h('tr', {}, h('td', {}, i.instance),
-        h('td', {}, h('span', { class: 'pill lane' }, i.lane || 'base')), h('td', {}, formatTime(i.lastReportMillis)),
+    instancesBox.append(missingNodes(apps.missing && apps.missing.length ? apps : resources),
+      mine ? h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, 'Instance'), h('th', {}, 'Lane'),
+      clustered ? h('th', {}, 'Reports to node') : null, h('th', {}, 'Last report'), h('th', { class: 'num' }, 'Resources seen'))),
+      h('tbody', {}, mine.instances.map(i => h('tr', { 'data-test': 'instance-row' }, h('td', {}, i.instance),
+        h('td', {}, h('span', { class: 'pill lane' }, i.lane || 'base')), clustered ? h('td', { 'data-test': 'node' }, i.node) : null,
+        h('td', {}, formatTime(i.lastReportMillis)),
         h('td', { class: 'num' }, i.resourcesSeen))))) : h('p', { class: 'muted' }, 'No instance of ' + name + ' reports traffic now.'));
     clear(resourcesBody);
     for (const r of resources.resources || []) {
@@ -100,16 +104,26 @@ export async function app(el, params, state) {
   return () => { stopped = true; };
 }
 
+// How long after a second ends its report may still be on the way: an agent sends each completed
+// second on its next tick (up to a second later) and the page polls once a second, so the newest
+// seconds are often not reported yet. They are drawn as gaps, not as zero.
+const REPORT_LAG_SECONDS = 5;
+
 function charts(resource, points) {
-  // One value per second of the last minute; a second no instance reported counts as 0.
+  // One value per second of the last minute. A second before the latest report that no instance
+  // reported counts as 0 (no calls); a second after it is still on its way unless it is older than
+  // REPORT_LAG_SECONDS (then the agents went quiet, and it counts as 0 too).
   const now = Math.floor(Date.now() / 1000) - 1;
   const bySecond = new Map(points.map(p => [Math.floor(p.startMillis / 1000), p]));
+  const latest = bySecond.size ? Math.max(...bySecond.keys()) : -Infinity;
+  const pending = (t) => t > latest && now - t < REPORT_LAG_SECONDS;
   const seconds = [];
-  for (let t = now - 59; t <= now; t++) seconds.push(bySecond.get(t) || null);
-  const v = (f) => seconds.map(p => (p ? f(p) : 0));
+  for (let t = now - 59; t <= now; t++) seconds.push(bySecond.get(t) || (pending(t) ? undefined : null));
+  const v = (f) => seconds.map(p => (p === undefined ? null : p ? f(p) : 0));
   const rt = (f) => seconds.map(p => (p && f(p) >= 0 ? f(p) / 1000 : null));
   const box = (title, legend, svg, test) => h('div', { class: 'chart', 'data-test': test },
     h('h3', {}, title), svg, h('div', { class: 'legend' }, legend.map(([n, c]) => h('span', { style: 'color:' + c }, '■ ' + n))));
+  const newest = now - latest < REPORT_LAG_SECONDS + 60 ? bySecond.get(latest) : null;
   return h('div', {},
     h('h2', {}, 'Live: ' + resource),
     h('div', { class: 'charts' },
@@ -123,8 +137,11 @@ function charts(resource, points) {
           { name: 'avg', color: '#718096', values: rt(p => p.avgRtMicros) }], 'ms'), 'rt-chart'),
       box('In flight', [['concurrency', '#2c7a7b']],
         lineChart([{ name: 'concurrency', color: '#2c7a7b', values: v(p => p.concurrency) }]), 'concurrency-chart')),
-    h('p', { class: 'muted', 'data-test': 'latest-block' }, 'Blocked in the last second: '
-      + (seconds[seconds.length - 1] ? seconds[seconds.length - 1].block : 0)));
+    newest
+      ? h('p', { class: 'muted', 'data-test': 'latest-block' },
+        `Blocked in the latest reported second (${formatTime(newest.startMillis)}): `,
+        h('span', { 'data-test': 'latest-block-count' }, String(newest.block)))
+      : h('p', { class: 'muted', 'data-test': 'latest-block' }, 'No calls of this resource reported in the last minute.'));
 }
 
 /** The namespace's lane document on a page of its own (the same editor, lanes only). */

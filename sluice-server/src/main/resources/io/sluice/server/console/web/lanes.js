@@ -2,7 +2,7 @@
 // which writes the lane into the document's JSON in the editor beside it; saving still goes through
 // the server, which checks the whole document with sluice-flow's lane parser, the agents' own. Also
 // which reporting instances are in each lane.
-import { h, clear, message } from './dom.js';
+import { h, clear, missingNodes, message } from './dom.js';
 import * as api from './api.js';
 
 const SOURCES = ['header', 'cookie', 'query'];
@@ -148,7 +148,7 @@ export async function laneMembers(el) {
       byLane.get(lane).push(a.app + ' ' + i.instance);
     }
   }
-  clear(el).append(h('h3', {}, 'Instances in each lane'),
+  clear(el).append(h('h3', {}, 'Instances in each lane'), missingNodes(body),
     byLane.size ? h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, 'Lane'), h('th', {}, 'Instances (application, instance)'))),
       h('tbody', {}, [...byLane.entries()].sort().map(([lane, members]) => h('tr', { 'data-test': 'lane-members' },
         h('td', {}, h('span', { class: 'pill lane' }, lane)), h('td', {}, members.sort().join(' · '))))))

@@ -1,6 +1,6 @@
 // Services: the list with instance counts and health, and each service's instances with health,
 // weight, enabled, metadata and lane (weight and enabled can be changed) and its subscribers.
-import { h, clear, message, go, link } from './dom.js';
+import { h, clear, message, go, link, missingNodes } from './dom.js';
 import * as api from './api.js';
 
 const PAGE_SIZE = 20;
@@ -112,16 +112,23 @@ export async function detail(el, params, state) {
   subscribers(el, subscribed, subscriberPage, size, params);
 }
 
-/** One page of the clients subscribed to the service through this server (subscriptions are per node). */
+/**
+ * One page of the clients subscribed to the service. A client subscribes through the node it is
+ * connected to; in a cluster the server asks every node and says which node each client uses.
+ */
 function subscribers(el, body, pageNo, size, params) {
   const list = body.subscribers || [];
   const count = body.count || 0;
+  const clustered = list.some(x => x.node);
   el.append(h('h2', {}, 'Subscribers'),
-    h('p', { class: 'muted', 'data-test': 'subscriber-count' }, `${count} client${count === 1 ? '' : 's'} subscribed through this server.`),
+    h('p', { class: 'muted', 'data-test': 'subscriber-count' }, `${count} client${count === 1 ? '' : 's'} subscribed`
+      + (clustered ? ' through the cluster\'s nodes.' : '.')),
+    missingNodes(body),
     h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, 'Address'), h('th', {}, 'Application'), h('th', {}, 'Client'),
-      h('th', {}, 'Clusters'))),
+      h('th', {}, 'Clusters'), clustered ? h('th', {}, 'Through node') : null)),
     h('tbody', {}, list.length ? list.map(x => h('tr', { 'data-test': 'subscriber-row' },
-      h('td', {}, x.addrStr), h('td', {}, x.app), h('td', {}, x.agent), h('td', {}, x.cluster || 'all')))
-      : h('tr', {}, h('td', { colspan: 4, class: 'muted' }, 'No subscriber.')))),
+      h('td', {}, x.addrStr), h('td', {}, x.app), h('td', {}, x.agent), h('td', {}, x.cluster || 'all'),
+      clustered ? h('td', { 'data-test': 'node' }, x.node || '') : null))
+      : h('tr', {}, h('td', { colspan: clustered ? 5 : 4, class: 'muted' }, 'No subscriber.')))),
     pager('subscriber-pages', count === 1 ? 'subscriber' : 'subscribers', count, pageNo, size, params, 'spage'));
 }

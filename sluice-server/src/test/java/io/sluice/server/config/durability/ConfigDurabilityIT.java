@@ -6,7 +6,6 @@ import com.alibaba.nacos.api.NacosFactory;
 import com.alibaba.nacos.api.PropertyKeyConst;
 import com.alibaba.nacos.api.config.ConfigService;
 import io.sluice.server.testing.BesideInProcessTests;
-import io.sluice.server.testing.FreePorts;
 import io.sluice.server.testing.ServerProcess;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -36,13 +35,13 @@ class ConfigDurabilityIT {
   @Test
   void keepsEveryAcknowledgedPublishAcrossKillNine() throws Exception {
     System.setProperty("JM.LOG.PATH", Path.of("target", "nacos-client-logs").toString());
-    int port = FreePorts.httpPortWithFreeGrpcPort();
     // dataId -> highest version acknowledged; a key is rewritten with growing versions.
     Map<String, Integer> acknowledged = new ConcurrentHashMap<>();
     Random random = new Random(42);
     for (int round = 0; round < ROUNDS; round++) {
-      ServerProcess server = ServerProcess.start(port, dataDir);
-      ConfigService client = client(port);
+      // Each run on ports of its own: the client of each round is new anyway.
+      ServerProcess server = ServerProcess.startOnFreePorts(dataDir, List.of(), Map.of());
+      ConfigService client = client(server.httpPort());
       try {
         verify(client, acknowledged);
         AtomicBoolean stop = new AtomicBoolean();
@@ -94,8 +93,8 @@ class ConfigDurabilityIT {
         server.close();
       }
     }
-    try (ServerProcess server = ServerProcess.start(port, dataDir)) {
-      ConfigService client = client(port);
+    try (ServerProcess server = ServerProcess.startOnFreePorts(dataDir, List.of(), Map.of())) {
+      ConfigService client = client(server.httpPort());
       try {
         verify(client, acknowledged);
       } finally {

@@ -36,12 +36,7 @@ class ConfigHistoryHttpIT {
 
   @BeforeAll
   void startServerAndWriteHistory() throws Exception {
-    server =
-        SluiceServer.start(
-            ServerOptions.builder()
-                .httpPort(FreePorts.httpPortWithFreeGrpcPort())
-                .dataDir(dataDir)
-                .build());
+    server = FreePorts.startServer(ServerOptions.builder().dataDir(dataDir));
     assertThat(server.awaitReady(30, TimeUnit.SECONDS)).isTrue();
     api = new OpenApiClient(server.httpAddress());
     for (String content : new String[] {"v=1", "v=2", "v=3"}) {

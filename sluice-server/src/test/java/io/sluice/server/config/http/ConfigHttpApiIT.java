@@ -37,12 +37,8 @@ class ConfigHttpApiIT {
   @BeforeAll
   void startServer() {
     server =
-        SluiceServer.start(
-            ServerOptions.builder()
-                .httpPort(FreePorts.httpPortWithFreeGrpcPort())
-                .dataDir(dataDir)
-                .maxContentBytes(MAX_CONTENT)
-                .build());
+        FreePorts.startServer(
+            ServerOptions.builder().dataDir(dataDir).maxContentBytes(MAX_CONTENT));
     assertThat(server.awaitReady(30, TimeUnit.SECONDS)).isTrue();
     api = new OpenApiClient(server.httpAddress());
   }

@@ -45,12 +45,7 @@ class HeldPollFootprintIT {
 
   @Test
   void aHeldPollCostsAboutAKilobyteOfHeapAndNoBuffer(@TempDir Path dataDir) throws Exception {
-    try (SluiceServer server =
-        SluiceServer.start(
-            ServerOptions.builder()
-                .httpPort(FreePorts.httpPortWithFreeGrpcPort())
-                .dataDir(dataDir)
-                .build())) {
+    try (SluiceServer server = FreePorts.startServer(ServerOptions.builder().dataDir(dataDir))) {
       assertThat(server.awaitReady(30, TimeUnit.SECONDS)).isTrue();
       OpenApiClient api = new OpenApiClient(server.httpAddress());
       api.post(

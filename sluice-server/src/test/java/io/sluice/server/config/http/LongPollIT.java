@@ -43,12 +43,7 @@ class LongPollIT {
 
   @BeforeAll
   void startServer() {
-    server =
-        SluiceServer.start(
-            ServerOptions.builder()
-                .httpPort(FreePorts.httpPortWithFreeGrpcPort())
-                .dataDir(dataDir)
-                .build());
+    server = FreePorts.startServer(ServerOptions.builder().dataDir(dataDir));
     assertThat(server.awaitReady(30, TimeUnit.SECONDS)).isTrue();
     api = new OpenApiClient(server.httpAddress());
   }

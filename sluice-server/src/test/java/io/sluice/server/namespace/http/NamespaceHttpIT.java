@@ -28,9 +28,8 @@ class NamespaceHttpIT {
 
   private final ObjectMapper json = new ObjectMapper();
 
-  private static SluiceServer start(Path dataDir, int port) {
-    SluiceServer server =
-        SluiceServer.start(ServerOptions.builder().httpPort(port).dataDir(dataDir).build());
+  private static SluiceServer start(Path dataDir) {
+    SluiceServer server = FreePorts.startServer(ServerOptions.builder().dataDir(dataDir));
     assertThat(server.awaitReady(30, TimeUnit.SECONDS)).isTrue();
     return server;
   }
@@ -47,8 +46,7 @@ class NamespaceHttpIT {
   @Test
   void createsListsEditsAndDeletesNamespacesThatSurviveARestart(@TempDir Path dataDir)
       throws Exception {
-    int port = FreePorts.httpPortWithFreeGrpcPort();
-    try (SluiceServer server = start(dataDir, port)) {
+    try (SluiceServer server = start(dataDir)) {
       OpenApiClient api = new OpenApiClient(server.httpAddress());
       assertThat(
               api.post(
@@ -121,7 +119,7 @@ class NamespaceHttpIT {
           .isEqualTo(404);
     }
 
-    try (SluiceServer restarted = start(dataDir, port)) {
+    try (SluiceServer restarted = start(dataDir)) {
       OpenApiClient api = new OpenApiClient(restarted.httpAddress());
       JsonNode all = json.readTree(api.get(V1, params()).body()).get("data");
       assertThat(all).hasSize(3);
@@ -135,7 +133,7 @@ class NamespaceHttpIT {
   void countsTheConfigsTheOfficialClientPublishesIntoANamespace(@TempDir Path dataDir)
       throws Exception {
     System.setProperty("JM.LOG.PATH", Path.of("target", "nacos-client-logs").toString());
-    try (SluiceServer server = start(dataDir, FreePorts.httpPortWithFreeGrpcPort())) {
+    try (SluiceServer server = start(dataDir)) {
       OpenApiClient api = new OpenApiClient(server.httpAddress());
       api.post(V1, params("customNamespaceId", "shop", "namespaceName", "Shop"));
       Properties properties = new Properties();
@@ -168,7 +166,7 @@ class NamespaceHttpIT {
 
   @Test
   void answersTheV2ApiInItsEnvelopeWithNamespaceErrorCodes(@TempDir Path dataDir) throws Exception {
-    try (SluiceServer server = start(dataDir, FreePorts.httpPortWithFreeGrpcPort())) {
+    try (SluiceServer server = start(dataDir)) {
       OpenApiClient api = new OpenApiClient(server.httpAddress());
 
       JsonNode created =

@@ -51,12 +51,7 @@ class Nacos1ClientIT {
 
   @BeforeAll
   void start() throws Exception {
-    server =
-        SluiceServer.start(
-            ServerOptions.builder()
-                .httpPort(FreePorts.httpPortWithFreeGrpcPort())
-                .dataDir(dataDir)
-                .build());
+    server = FreePorts.startServer(ServerOptions.builder().dataDir(dataDir));
     assertThat(server.awaitReady(30, TimeUnit.SECONDS)).isTrue();
 
     Path jars = Path.of("target", "nacos1");

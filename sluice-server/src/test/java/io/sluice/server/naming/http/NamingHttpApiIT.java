@@ -65,13 +65,11 @@ class NamingHttpApiIT {
   void startServer() {
     System.setProperty("JM.LOG.PATH", Path.of("target", "nacos-client-logs").toString());
     server =
-        SluiceServer.start(
+        FreePorts.startServer(
             ServerOptions.builder()
-                .httpPort(FreePorts.httpPortWithFreeGrpcPort())
                 .dataDir(dataDir)
                 .healthCheckInterval(Duration.ofMillis(100))
-                .healthCheckTimeout(Duration.ofMillis(500))
-                .build());
+                .healthCheckTimeout(Duration.ofMillis(500)));
     assertThat(server.awaitReady(30, TimeUnit.SECONDS)).isTrue();
   }
 
@@ -879,9 +877,8 @@ class NamingHttpApiIT {
     assertThat(detail.get("metadata").get("a").asText()).isEqualTo("b");
   }
 
-  private static int closedPort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return socket.getLocalPort();
-    }
+  /** A port nothing listens on, and that the kernel hands no one (see FreePorts). */
+  private static int closedPort() {
+    return FreePorts.unusedPort();
   }
 }

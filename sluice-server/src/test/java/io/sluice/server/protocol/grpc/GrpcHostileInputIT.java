@@ -55,13 +55,11 @@ class GrpcHostileInputIT {
   @BeforeAll
   void start() {
     server =
-        SluiceServer.start(
+        FreePorts.startServer(
             ServerOptions.builder()
-                .httpPort(FreePorts.httpPortWithFreeGrpcPort())
                 .dataDir(dataDir)
                 .maxContentBytes(MAX_CONTENT_BYTES)
-                .grpcTransport(GrpcTransportUnderTest.get())
-                .build());
+                .grpcTransport(GrpcTransportUnderTest.get()));
     assertThat(server.awaitReady(30, TimeUnit.SECONDS)).isTrue();
   }
 

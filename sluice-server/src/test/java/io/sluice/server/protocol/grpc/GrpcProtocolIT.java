@@ -18,6 +18,7 @@ import io.sluice.server.testing.GrpcTransportUnderTest;
 import io.sluice.server.testing.NacosWireClient;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -37,15 +38,13 @@ class GrpcProtocolIT {
   @BeforeAll
   void start() {
     server =
-        SluiceServer.start(
+        FreePorts.startServer(
             ServerOptions.builder()
-                .httpPort(FreePorts.httpPortWithFreeGrpcPort())
                 .dataDir(dataDir)
                 .connectionIdleTimeout(Duration.ofSeconds(1))
                 .connectionProbeTimeout(Duration.ofSeconds(1))
                 .pushAckTimeout(Duration.ofMillis(500))
-                .grpcTransport(GrpcTransportUnderTest.get())
-                .build());
+                .grpcTransport(GrpcTransportUnderTest.get()));
     assertThat(server.awaitReady(30, TimeUnit.SECONDS)).isTrue();
   }
 
@@ -301,7 +300,120 @@ class GrpcProtocolIT {
   }
 
   @Test
-  void disconnectsASubscriberThatNeverAcknowledgesPushesAndDropsItsInstances() throws Exception {
+  void keepsASubscriberWhoseAcknowledgementsComeLateAndPushesItTheNewestList() throws Exception {
+    try (NacosWireClient provider = connect("naming");
+        NacosWireClient slow = connect("naming")) {
+      // Every acknowledgement comes after the server's push deadline (500 ms, checked every
+      // 500 ms), as on a node too busy to read them in time; probes are answered at once.
+      slow.delayAnswers("NotifySubscriberRequest", 2_000);
+      List<JsonNode> pushed = new CopyOnWriteArrayList<>();
+      slow.onPush(
+          (type, body) -> {
+            if (type.equals("NotifySubscriberRequest")) {
+              pushed.add(body);
+            }
+          });
+      String subscribe =
+          "{\"namespace\":\"public\",\"serviceName\":\"late-svc\",\"groupName\":\"DEFAULT_GROUP\","
+              + "\"subscribe\":true,\"clusters\":\"\"}";
+      requestOk(slow, "SubscribeServiceRequest", subscribe);
+      for (int i = 0; i < 3; i++) {
+        registerLateService(provider, i);
+      }
+
+      // A fourth push means three went unanswered in a row and the connection stayed: the server
+      // used to close it there, and every client of a busy node then reconnected at once.
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> slow.streamClosed().isDone() || pushed.size() >= 4);
+      assertThat(slow.streamClosed()).isNotDone();
+      // One connection holds one instance per service: each registration replaced the last.
+      assertThat(hosts(pushed.get(pushed.size() - 1))).containsExactly("10.0.1.2");
+
+      // Answered in time again: the next change arrives on the same connection.
+      slow.delayAnswers("NotifySubscriberRequest", 0);
+      registerLateService(provider, 3);
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(
+              () ->
+                  slow.streamClosed().isDone()
+                      || hosts(pushed.get(pushed.size() - 1)).contains("10.0.1.3"));
+      assertThat(slow.streamClosed()).isNotDone();
+      requestOk(slow, "HealthCheckRequest", "{}");
+    }
+  }
+
+  @Test
+  void keepsAListenerWhoseAcknowledgementsComeLateAndNotifiesItOfTheNextChange() throws Exception {
+    try (NacosWireClient publisher = connect("config");
+        NacosWireClient slow = connect("config")) {
+      slow.delayAnswers("ConfigChangeNotifyRequest", 2_000);
+      List<String> notified = new CopyOnWriteArrayList<>();
+      slow.onPush(
+          (type, body) -> {
+            if (type.equals("ConfigChangeNotifyRequest")) {
+              notified.add(body.path("dataId").asText());
+            }
+          });
+      String listen =
+          "{\"listen\":true,\"configListenContexts\":[{\"dataId\":\"late-cfg\","
+              + "\"group\":\"DEFAULT_GROUP\",\"tenant\":\"\",\"md5\":\"\"}]}";
+      requestOk(slow, "ConfigBatchListenRequest", listen);
+      publishLateConfig(publisher, "v1");
+
+      // Four notifications: three went unanswered in a row and the connection stayed (the server
+      // used to close it after the third).
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> slow.streamClosed().isDone() || notified.size() >= 4);
+      assertThat(slow.streamClosed()).isNotDone();
+      assertThat(notified).containsOnly("late-cfg");
+
+      slow.delayAnswers("ConfigChangeNotifyRequest", 0);
+      int before = notified.size();
+      publishLateConfig(publisher, "v2");
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> slow.streamClosed().isDone() || notified.size() > before);
+      assertThat(slow.streamClosed()).isNotDone();
+    }
+  }
+
+  private static void publishLateConfig(NacosWireClient publisher, String content)
+      throws Exception {
+    String publish =
+        "{\"dataId\":\"late-cfg\",\"group\":\"DEFAULT_GROUP\",\"tenant\":\"\",\"content\":\""
+            + content
+            + "\"}";
+    requestOk(publisher, "ConfigPublishRequest", publish);
+  }
+
+  private static void registerLateService(NacosWireClient provider, int i) throws Exception {
+    String register =
+        "{\"namespace\":\"public\",\"serviceName\":\"late-svc\",\"groupName\":\"DEFAULT_GROUP\","
+            + "\"type\":\"registerInstance\",\"instance\":{\"ip\":\"10.0.1."
+            + i
+            + "\",\"port\":80}}";
+    requestOk(provider, "InstanceRequest", register);
+  }
+
+  private static void requestOk(NacosWireClient client, String type, String json) throws Exception {
+    assertThat(client.request(type, json).get(5, TimeUnit.SECONDS).path("resultCode").asInt())
+        .isEqualTo(200);
+  }
+
+  private static List<String> hosts(JsonNode push) {
+    List<String> ips = new ArrayList<>();
+    for (JsonNode host : push.path("serviceInfo").path("hosts")) {
+      ips.add(host.path("ip").asText());
+    }
+    return ips;
+  }
+
+  @Test
+  void disconnectsASubscriberThatAnswersNeitherPushesNorTheProbeAndDropsItsInstances()
+      throws Exception {
     try (NacosWireClient provider = connect("naming");
         NacosWireClient stuck = connect("naming")) {
       stuck.answerPushes(false);

@@ -20,8 +20,8 @@ import org.apache.dubbo.rpc.RpcException;
  * A plain Dubbo 3.1 application: exports {@link HelloService} on the {@code dubbo} protocol and
  * calls it through a reference to its own address (no registry), when asked over HTTP: {@code GET
  * /hello?name=x} answers what the call returned, or 503 with the {@code RpcException}'s message.
- * Takes Spring-style arguments: {@code --server.port}, {@code --dubbo.protocol.port}, {@code
- * --spring.application.name}.
+ * Takes Spring-style arguments: {@code --server.port} (0: any free port, said on standard output as
+ * Spring Boot says it), {@code --dubbo.protocol.port}, {@code --spring.application.name}.
  */
 public final class Dubbo31App {
   private Dubbo31App() {}
@@ -73,6 +73,8 @@ public final class Dubbo31App {
           }
         });
     http.start();
+    // With --server.port=0 the test learns the port from this line (the words Spring Boot uses).
+    System.out.println("Dubbo31App started on port " + http.getAddress().getPort() + " (http)");
   }
 
   private static void answer(HttpExchange exchange, int status, String body) throws IOException {
