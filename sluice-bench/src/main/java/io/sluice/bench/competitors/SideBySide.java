@@ -64,6 +64,13 @@ public final class SideBySide implements Callable<Integer> {
   boolean sluiceSkipBuild;
 
   @Option(
+      names = "--sluice-arg",
+      description =
+          "One more argument for `bin/sluice server` (repeat it), e.g. --sluice-arg=--grpc-transport"
+              + " --sluice-arg=netty-h2; recorded with every result as sluiceArgs.")
+  List<String> sluiceArgs = new ArrayList<>();
+
+  @Option(
       names = "--servers",
       split = ",",
       defaultValue = "nacos,sluice",
@@ -152,7 +159,9 @@ public final class SideBySide implements Callable<Integer> {
               }
               yield new NacosUnderTest(nacos.toAbsolutePath(), javaBin, nacosHeap);
             }
-            case "sluice" -> new SluiceUnderTest(sluice.toAbsolutePath(), sluiceSkipBuild);
+            case "sluice" ->
+                new SluiceUnderTest(
+                    sluice.toAbsolutePath(), sluiceSkipBuild, List.copyOf(sluiceArgs));
             default -> throw new IllegalArgumentException("unknown server " + name);
           });
     }
@@ -312,6 +321,9 @@ public final class SideBySide implements Callable<Integer> {
       record.put("run", run);
       record.put("round", round);
       record.put("server", server.name());
+      if (server instanceof SluiceUnderTest sluiceServer && !sluiceServer.extraArgs().isEmpty()) {
+        record.put("sluiceArgs", String.join(" ", sluiceServer.extraArgs()));
+      }
       record.put("workload", workload);
       record.put("startedAt", startedAt);
       record.put("loadAvg1Before", loadBefore[0]);

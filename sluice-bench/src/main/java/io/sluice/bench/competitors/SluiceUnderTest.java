@@ -7,9 +7,11 @@ import java.util.List;
 /**
  * Sluice as users start it: {@code bin/sluice server} with the launcher's defaults (serial GC,
  * small shrinking heap, class-data archive), a fresh data directory per start and the harness's
- * port. The launcher execs the JVM, so the started process is the server.
+ * port, plus any extra arguments the run names (recorded with its results). The launcher execs the
+ * JVM, so the started process is the server.
  */
-record SluiceUnderTest(Path launcher, boolean skipBuild) implements ServerUnderTest {
+record SluiceUnderTest(Path launcher, boolean skipBuild, List<String> extraArgs)
+    implements ServerUnderTest {
   SluiceUnderTest {
     if (!Files.isExecutable(launcher)) {
       throw new IllegalArgumentException(launcher + " is not an executable bin/sluice");
@@ -29,14 +31,18 @@ record SluiceUnderTest(Path launcher, boolean skipBuild) implements ServerUnderT
 
   @Override
   public List<String> command(Path work, int httpPort) {
-    return List.of(
-        launcher.toString(),
-        "server",
-        "--port",
-        Integer.toString(httpPort),
-        "--bind",
-        "127.0.0.1",
-        "--data-dir",
-        work.resolve("data").toString());
+    List<String> command = new java.util.ArrayList<>();
+    command.addAll(
+        List.of(
+            launcher.toString(),
+            "server",
+            "--port",
+            Integer.toString(httpPort),
+            "--bind",
+            "127.0.0.1",
+            "--data-dir",
+            work.resolve("data").toString()));
+    command.addAll(extraArgs);
+    return command;
   }
 }

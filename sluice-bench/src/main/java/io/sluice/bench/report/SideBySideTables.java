@@ -79,6 +79,20 @@ final class SideBySideTables {
             num(any, "seconds"),
             loadMin,
             loadMax);
+    TreeSet<String> sluiceArgs = new TreeSet<>();
+    records.stream()
+        .filter(r -> "sluice".equals(text(r, "server")))
+        .forEach(r -> sluiceArgs.add(r.path("sluiceArgs").asText("")));
+    if (!sluiceArgs.equals(new TreeSet<>(List.of("")))) {
+      caption +=
+          " Sluice started as `bin/sluice server` with "
+              + String.join(
+                  " / ",
+                  sluiceArgs.stream()
+                      .map(a -> a.isEmpty() ? "no extra arguments" : "`" + a + "`")
+                      .toList())
+              + ".";
+    }
     Table table =
         new Table(
             "side-by-side-" + client,
