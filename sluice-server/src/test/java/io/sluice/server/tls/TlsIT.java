@@ -7,6 +7,7 @@ import com.alibaba.nacos.api.config.ConfigService;
 import io.sluice.server.ServerOptions;
 import io.sluice.server.SluiceServer;
 import io.sluice.server.testing.FreePorts;
+import io.sluice.server.testing.GrpcTransportUnderTest;
 import io.sluice.server.testing.OfficialClients;
 import java.io.IOException;
 import java.io.InputStream;
@@ -120,7 +121,8 @@ class TlsIT {
                 .dataDir(dataDir.resolve("auth-on"))
                 .tls(CERT, KEY)
                 .authMode(ServerOptions.AuthMode.ON)
-                .initialAdminPassword("admin-secret-1"))) {
+                .initialAdminPassword("admin-secret-1")
+                .grpcTransport(GrpcTransportUnderTest.get()))) {
       assertThat(secured.awaitReady(30, TimeUnit.SECONDS)).isTrue();
 
       String right = probe(secured, trustStore, "admin-secret-1", "https-right.yaml");
