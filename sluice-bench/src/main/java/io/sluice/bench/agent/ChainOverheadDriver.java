@@ -50,7 +50,7 @@ import java.util.stream.Collectors;
  * due at the same instant in both ({@link OpenLoopLoad#runTogether}), so the agent's added latency
  * is read request by request, as the median of the paired differences ({@link PairedDifference}),
  * with the range of that median over six slices of the window as its resolution. The difference of
- * the two copies' p50s is printed too. Per hop is either divided by the four services a request
+ * the two copies' p50s is printed too; either, per hop, is divided by the four services a request
  * crosses (the reference's "RT per hop"). At most {@code --max-in-flight} requests per copy are
  * outstanding (as wrk2 keeps a fixed set of connections), so a stall does not leave thousands of
  * connections and their buffers behind in the gateway. {@code --aa true} starts the second copy
@@ -63,7 +63,7 @@ import java.util.stream.Collectors;
  * jcmd} ({@link JvmMemory}): RSS, NMT's committed memory by category, the heap in use after a full
  * collection, and RSS outside NMT. What the agent adds shows in the categories (classes, code,
  * threads); direct buffers and malloc's retained memory grow with the most requests a copy ever had
- * in flight, which is why RSS alone moved by up to 100 MiB between runs of the same code.
+ * in flight, the likely reason RSS alone moved by up to 100 MiB between runs of the same code.
  *
  * <p>A window in which a copy fell behind the offered rate is marked and left out of the summaries.
  *
