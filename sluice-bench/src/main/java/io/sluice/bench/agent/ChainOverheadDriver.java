@@ -11,14 +11,20 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.function.IntFunction;
 import java.util.function.ToDoubleFunction;
+import java.util.stream.Collectors;
 
 /**
  * What the agent adds to the demo chain (issue 10's reference table): two copies of gateway → a → b
@@ -35,14 +41,31 @@ import java.util.function.ToDoubleFunction;
  *
  * <p>Per rate and round it reports, for each instance of each copy, the CPU it used as a percentage
  * of a 2-core quota (the reference's unit: 0.5 points at 500 requests/s is 20 µs of CPU per
- * request), the CPU it used per request it served, its RSS and threads; end to end, the latency
- * percentiles. The agent's added latency per hop is the added end-to-end p50 divided by the four
- * services a request crosses (the reference's "RT per hop"). The rate is per instance of gateway, a
- * and c; b's two instances share it (half each, by the lane or, without lane routing, by round
- * robin). Every application gets the same fixed, pre-touched heap ({@code -Xms256m -Xmx256m
- * -XX:+AlwaysPreTouch}, serial GC; {@code --jvm-options} to change), so an RSS difference is what
- * the agent adds outside the heap, not how far each copy's garbage happened to spread through it. A
- * window in which a copy fell behind the offered rate is marked and left out of the summaries.
+ * request), the CPU it used per request it served, its RSS and threads, and its CPU per thread
+ * group (from {@code /proc/PID/task}: which threads the agent copy's extra CPU is on); end to end,
+ * the latency percentiles. The rate is per instance of gateway, a and c; b's two instances share it
+ * (half each, by the lane or, without lane routing, by round robin).
+ *
+ * <p><b>Latency.</b> Side by side, both copies are driven from one schedule: request {@code i} is
+ * due at the same instant in both ({@link OpenLoopLoad#runTogether}), so the agent's added latency
+ * is read request by request, as the median of the paired differences ({@link PairedDifference}),
+ * with the range of that median over six slices of the window as its resolution. The difference of
+ * the two copies' p50s is printed too; either, per hop, is divided by the four services a request
+ * crosses (the reference's "RT per hop"). At most {@code --max-in-flight} requests per copy are
+ * outstanding (as wrk2 keeps a fixed set of connections), so a stall does not leave thousands of
+ * connections and their buffers behind in the gateway. {@code --aa true} starts the second copy
+ * without the agent as well: every difference it prints is the method's own floor.
+ *
+ * <p><b>Memory.</b> Every application gets the same fixed, pre-touched heap ({@code -Xms256m
+ * -Xmx256m -XX:+AlwaysPreTouch}, serial GC) and Native Memory Tracking at summary level ({@code
+ * --jvm-options} to change), so the heap's RSS is the same in both copies whatever their garbage
+ * did. Before the warm-up and after the last window each instance's memory is read with {@code
+ * jcmd} ({@link JvmMemory}): RSS, NMT's committed memory by category, the heap in use after a full
+ * collection, and RSS outside NMT. What the agent adds shows in the categories (classes, code,
+ * threads); direct buffers and malloc's retained memory grow with the most requests a copy ever had
+ * in flight, the likely reason RSS alone moved by up to 100 MiB between runs of the same code.
+ *
+ * <p>A window in which a copy fell behind the offered rate is marked and left out of the summaries.
  *
  * <pre>
  * mvn -B -q -pl sluice-bench -am package -DskipTests
@@ -88,6 +111,20 @@ public final class ChainOverheadDriver {
   static final List<String> PATHS =
       List.of("/a/httpTest", "/a/asyncTest", "/a/dubboTest", "/a/mixedTest");
 
+  /**
+   * Every application's JVM: the same fixed, pre-touched heap in both copies, so the heap's RSS is
+   * the same whatever each copy's garbage did; Native Memory Tracking (summary level, a few
+   * counters per allocation, alike in both copies) so the rest can be told apart by category.
+   */
+  static final String DEFAULT_JVM_OPTIONS =
+      "-Xms256m -Xmx256m -XX:+AlwaysPreTouch -XX:+UseSerialGC -XX:NativeMemoryTracking=summary";
+
+  /** Slices of a window over which the paired latency difference is also computed. */
+  static final int PAIRED_BLOCKS = 6;
+
+  /** The thread groups shown per service, the largest paired differences first. */
+  static final int THREAD_GROUPS_SHOWN = 8;
+
   private ChainOverheadDriver() {}
 
   /** One instance over one measured window. */
@@ -97,7 +134,8 @@ public final class ChainOverheadDriver {
       double jitPoints,
       double cpuMicrosPerRequest,
       double rssMib,
-      int threads) {
+      int threads,
+      Map<String, Double> threadGroupPoints) {
     /** The points spent outside the JIT compiler's threads. */
     double cpuPointsWithoutJit() {
       return cpuPoints - jitPoints;
@@ -134,6 +172,7 @@ public final class ChainOverheadDriver {
       int offered,
       ChainFigures none,
       ChainFigures agent,
+      PairedDifference paired,
       String loadBefore,
       String loadAfter) {
     boolean sustained() {
@@ -164,16 +203,19 @@ public final class ChainOverheadDriver {
     int settle = Integer.parseInt(options.getOrDefault("settle", "20"));
     int measure = Integer.parseInt(options.getOrDefault("measure", "60"));
     int rounds = Integer.parseInt(options.getOrDefault("rounds", "3"));
+    int maxInFlight = Integer.parseInt(options.getOrDefault("max-in-flight", "64"));
+    if (maxInFlight < 1) {
+      throw new IllegalArgumentException("--max-in-flight must be at least 1, not " + maxInFlight);
+    }
     String appCpus = options.get("app-cpus");
     String driverCpus = options.get("driver-cpus");
     boolean alternating = "alternating".equals(options.getOrDefault("mode", "side-by-side"));
+    // A/A: the copy labelled "agent" runs without the agent too, so every difference printed is
+    // what the method cannot tell apart from nothing.
+    boolean aa = Boolean.parseBoolean(options.getOrDefault("aa", "false"));
     Path javaHome = Path.of(options.getOrDefault("java-home", System.getProperty("java.home")));
     List<String> jvmOptions =
-        List.of(
-            options
-                .getOrDefault(
-                    "jvm-options", "-Xms256m -Xmx256m -XX:+AlwaysPreTouch -XX:+UseSerialGC")
-                .split(" "));
+        List.of(options.getOrDefault("jvm-options", DEFAULT_JVM_OPTIONS).split(" "));
     Path work =
         options.containsKey("work")
             ? Path.of(options.get("work"))
@@ -185,23 +227,27 @@ public final class ChainOverheadDriver {
     System.out.printf(
         Locale.ROOT,
         "chain overhead: %s, GET %s, %s, rates %s req/s, warm-up %d s, settle %d s, measured %d s,"
-            + " %d rounds, apps on CPUs %s, driver on CPUs %s, %d cores, JVM %s %s, load %s, work"
-            + " %s%n",
+            + " %d rounds, at most %d requests in flight per copy, apps on CPUs %s, driver on CPUs"
+            + " %s, %d cores, JVM %s %s, load %s, work %s%s%n",
         generation,
         path,
-        alternating ? "one copy at a time (alternating)" : "side by side",
+        alternating ? "one copy at a time (alternating)" : "side by side, requests paired",
         rates,
         warmup,
         settle,
         measure,
         rounds,
+        maxInFlight,
         appCpus == null ? "any" : appCpus,
         driverCpus == null ? "any" : driverCpus,
         Runtime.getRuntime().availableProcessors(),
         javaHome,
         jvmOptions,
         loadAverage(),
-        work);
+        work,
+        aa
+            ? "; A/A: NEITHER copy runs the agent (the \"agent\" columns are a second plain copy)"
+            : "");
 
     List<String> prefix = appCpus == null ? List.of() : List.of("taskset", "-c", appCpus);
     ExecutorService pool = Executors.newFixedThreadPool(2);
@@ -225,7 +271,7 @@ public final class ChainOverheadDriver {
                   chain(
                       generation,
                       examples,
-                      agentJar,
+                      aa ? null : agentJar,
                       javaHome,
                       jvmOptions,
                       prefix,
@@ -245,13 +291,29 @@ public final class ChainOverheadDriver {
       Copy noneCopy = new Copy("none", none, client(), path);
       Copy agentCopy = new Copy("agent", agent, client(), path);
       List<Copy> both = List.of(noneCopy, agentCopy);
+      Map<ChainInstance, JvmMemory> memoryAtStart = memory(both, javaHome, work);
       double top = rates.stream().mapToDouble(Double::doubleValue).max().orElseThrow();
       // Ten JVMs compiling their hot paths at once can take both cores for a while: ramp up.
       System.out.printf(Locale.ROOT, "warming up to %.0f req/s over %d s…%n", top, warmup);
       for (List<Copy> together :
           alternating ? List.of(List.of(noneCopy), List.of(agentCopy)) : List.of(both)) {
         for (double share : List.of(0.25, 0.5, 1.0)) {
-          drive(pool, together, top * share, Math.max(1, warmup / 3));
+          List<OpenLoopLoad.Result> loads =
+              drive(together, top * share, Math.max(1, warmup / 3), maxInFlight);
+          StringBuilder line =
+              new StringBuilder(String.format(Locale.ROOT, "  warm-up %.0f req/s:", top * share));
+          for (int i = 0; i < together.size(); i++) {
+            line.append(
+                String.format(
+                    Locale.ROOT,
+                    " %s p50 %.0f µs, p99 %.0f µs, %d done, %d errors;",
+                    together.get(i).mode(),
+                    loads.get(i).percentileMicros(0.50),
+                    loads.get(i).percentileMicros(0.99),
+                    loads.get(i).completed(),
+                    loads.get(i).errors()));
+          }
+          System.out.println(line);
         }
       }
 
@@ -260,14 +322,21 @@ public final class ChainOverheadDriver {
         for (double rate : rates) {
           String loadBefore = loadAverage();
           Map<String, ChainFigures> figures = new LinkedHashMap<>();
+          PairedDifference paired = null;
           if (alternating) {
             // One copy at a time, the other idle; the order flips every round.
             List<Copy> order = round % 2 == 1 ? both : List.of(agentCopy, noneCopy);
             for (Copy copy : order) {
-              figures.putAll(window(pool, List.of(copy), rate, settle, measure));
+              figures.putAll(window(List.of(copy), rate, settle, measure, maxInFlight).figures());
             }
           } else {
-            figures.putAll(window(pool, both, rate, settle, measure));
+            Measured measured = window(both, rate, settle, measure, maxInFlight);
+            figures.putAll(measured.figures());
+            paired =
+                PairedDifference.of(
+                    measured.loads().get(0).byRequestNanos(),
+                    measured.loads().get(1).byRequestNanos(),
+                    PAIRED_BLOCKS);
           }
           Window window =
               new Window(
@@ -276,15 +345,18 @@ public final class ChainOverheadDriver {
                   (int) (rate * measure),
                   figures.get("none"),
                   figures.get("agent"),
+                  paired,
                   loadBefore,
                   loadAverage());
           windows.add(window);
           print(window);
         }
       }
+      Map<ChainInstance, JvmMemory> memoryAtEnd = memory(both, javaHome, work);
       for (double rate : rates) {
         summarize(windows.stream().filter(w -> w.rate() == rate).toList());
       }
+      summarizeMemory(none, agent, memoryAtStart, memoryAtEnd);
     } finally {
       pool.shutdownNow();
       if (none != null) {
@@ -374,17 +446,19 @@ public final class ChainOverheadDriver {
   /** One copy of the chain as the driver sees it, and the path it is driven on. */
   record Copy(String mode, DemoChain chain, HttpClient http, String path) {}
 
+  /** One window's figures by mode, and each copy's responses in the copies' order. */
+  record Measured(Map<String, ChainFigures> figures, List<OpenLoopLoad.Result> loads) {}
+
   /**
    * Drives {@code copies} together at {@code rate}: {@code settle} seconds, then {@code measure}
-   * seconds measured. Returns each copy's figures by mode.
+   * seconds measured.
    */
-  static Map<String, ChainFigures> window(
-      ExecutorService pool, List<Copy> copies, double rate, int settle, int measure)
+  static Measured window(List<Copy> copies, double rate, int settle, int measure, int maxInFlight)
       throws Exception {
-    drive(pool, copies, rate, settle);
+    drive(copies, rate, settle, maxInFlight);
     Map<ChainInstance, ProcessSample> before = samples(copies);
     long started = System.nanoTime();
-    List<OpenLoopLoad.Result> loads = drive(pool, copies, rate, measure);
+    List<OpenLoopLoad.Result> loads = drive(copies, rate, measure, maxInFlight);
     double seconds = (System.nanoTime() - started) / 1e9;
     Map<ChainInstance, ProcessSample> after = samples(copies);
     Map<String, ChainFigures> figures = new LinkedHashMap<>();
@@ -393,24 +467,39 @@ public final class ChainOverheadDriver {
       figures.put(
           copy.mode(), figures(copy.mode(), copy.chain(), loads.get(i), before, after, seconds));
     }
-    return figures;
+    return new Measured(figures, loads);
   }
 
-  /** Drives {@code copies} at {@code rate} over the same {@code seconds}; results in order. */
+  /**
+   * Drives {@code copies} at {@code rate} from one schedule (request {@code i} due at the same
+   * instant in every copy); results in order.
+   */
   static List<OpenLoopLoad.Result> drive(
-      ExecutorService pool, List<Copy> copies, double rate, int seconds) throws Exception {
-    List<Future<OpenLoopLoad.Result>> running = new ArrayList<>();
+      List<Copy> copies, double rate, int seconds, int maxInFlight) throws InterruptedException {
+    List<HttpClient> clients = new ArrayList<>();
+    List<IntFunction<URI>> targets = new ArrayList<>();
     for (Copy copy : copies) {
       URI uri = copy.chain().gateway(copy.path());
-      running.add(
-          pool.submit(
-              () -> OpenLoopLoad.run(copy.http(), i -> uri, rate, Duration.ofSeconds(seconds))));
+      clients.add(copy.http());
+      targets.add(i -> uri);
     }
-    List<OpenLoopLoad.Result> results = new ArrayList<>();
-    for (Future<OpenLoopLoad.Result> result : running) {
-      results.add(result.get());
+    return OpenLoopLoad.runTogether(
+        clients, targets, rate, Duration.ofSeconds(seconds), maxInFlight);
+  }
+
+  /**
+   * Every instance's memory ({@link JvmMemory}: NMT by category, heap after a full collection,
+   * RSS), read one instance at a time between windows.
+   */
+  static Map<ChainInstance, JvmMemory> memory(List<Copy> copies, Path javaHome, Path scratch)
+      throws IOException, InterruptedException {
+    Map<ChainInstance, JvmMemory> memory = new LinkedHashMap<>();
+    for (Copy copy : copies) {
+      for (ChainInstance instance : copy.chain().instances()) {
+        memory.put(instance, JvmMemory.read(javaHome, instance.pid(), scratch));
+      }
     }
-    return results;
+    return memory;
   }
 
   static Map<ChainInstance, ProcessSample> samples(List<Copy> copies) throws IOException {
@@ -438,17 +527,20 @@ public final class ChainOverheadDriver {
       long siblings =
           chain.instances().stream().filter(i -> i.app().equals(instance.app())).count();
       double served = Math.max(1, load.completed()) / (double) siblings;
+      Map<String, Double> groupPoints = new TreeMap<>();
+      after
+          .get(instance)
+          .groupMicrosSince(before.get(instance))
+          .forEach((group, micros) -> groupPoints.put(group, points(micros, seconds)));
       instances.add(
           new InstanceFigures(
               instance.label(),
-              100.0 * cpuMicros / (seconds * 1e6) / QUOTA_CORES,
-              100.0
-                  * after.get(instance).jitMicrosSince(before.get(instance))
-                  / (seconds * 1e6)
-                  / QUOTA_CORES,
+              points(cpuMicros, seconds),
+              points(after.get(instance).jitMicrosSince(before.get(instance)), seconds),
               cpuMicros / served,
               after.get(instance).rssKib() / 1024.0,
-              after.get(instance).threads()));
+              after.get(instance).threads(),
+              groupPoints));
     }
     return new ChainFigures(
         mode,
@@ -459,6 +551,11 @@ public final class ChainOverheadDriver {
         load.completed(),
         load.errors(),
         load.non200());
+  }
+
+  /** CPU microseconds over {@code seconds} as points of the 2-core quota. */
+  static double points(double cpuMicros, double seconds) {
+    return 100.0 * cpuMicros / (seconds * 1e6) / QUOTA_CORES;
   }
 
   static void print(Window w) {
@@ -495,6 +592,22 @@ public final class ChainOverheadDriver {
                 instance.threads()));
       }
       System.out.println(line);
+    }
+    if (w.paired() != null) {
+      PairedDifference d = w.paired();
+      System.out.printf(
+          Locale.ROOT,
+          "  paired: agent minus none, median of %d request pairs %+.1f µs (%+.1f µs per hop);"
+              + " 95 %% interval if requests were independent %+.1f..%+.1f; over %d slices of the"
+              + " window %+.1f..%+.1f%n",
+          d.pairs(),
+          d.medianMicros(),
+          d.medianMicros() / HOPS,
+          d.ciLowMicros(),
+          d.ciHighMicros(),
+          PAIRED_BLOCKS,
+          d.blockLowMicros(),
+          d.blockHighMicros());
     }
   }
 
@@ -584,9 +697,158 @@ public final class ChainOverheadDriver {
               w -> (f.applyAsDouble(w.agent()) - f.applyAsDouble(w.none())) / HOPS,
               "%+.1f"));
     }
+    List<Window> paired = windows.stream().filter(w -> w.paired() != null).toList();
+    if (!paired.isEmpty()) {
+      System.out.printf(
+          Locale.ROOT,
+          "| p50 of the request pairs' differences (each window's median) | | | %s | %s |%n",
+          paired(paired, w -> w.paired().medianMicros(), "%+.1f"),
+          paired(paired, w -> w.paired().medianMicros() / HOPS, "%+.1f"));
+      System.out.printf(
+          Locale.ROOT,
+          "%nper window, the paired median over %d slices of it, per hop: %s%n",
+          PAIRED_BLOCKS,
+          paired.stream()
+              .map(
+                  w ->
+                      String.format(
+                          Locale.ROOT,
+                          "%+.1f..%+.1f",
+                          w.paired().blockLowMicros() / HOPS,
+                          w.paired().blockHighMicros() / HOPS))
+              .collect(Collectors.joining(", ")));
+    }
     int errors = windows.stream().mapToInt(w -> w.none().errors() + w.agent().errors()).sum();
     int non200 = windows.stream().mapToInt(w -> w.none().non200() + w.agent().non200()).sum();
     System.out.printf(Locale.ROOT, "%nerrors %d, non-200 %d over these windows%n", errors, non200);
+    summarizeThreads(windows);
+  }
+
+  /**
+   * Per service, the thread groups whose CPU differs most between the copies (paired per window):
+   * where the agent copy's extra CPU goes, by thread.
+   */
+  static void summarizeThreads(List<Window> windows) {
+    Window first = windows.get(0);
+    System.out.printf(
+        Locale.ROOT,
+        "%nCPU by thread group (points; threads named alike with digits as #, 15 characters as"
+            + " the kernel keeps them), the %d largest paired differences per service%n",
+        THREAD_GROUPS_SHOWN);
+    for (int i = 0; i < first.none().instances().size(); i++) {
+      int index = i;
+      Set<String> groups = new TreeSet<>();
+      for (Window w : windows) {
+        groups.addAll(w.none().instances().get(index).threadGroupPoints().keySet());
+        groups.addAll(w.agent().instances().get(index).threadGroupPoints().keySet());
+      }
+      Map<String, Double> added = new LinkedHashMap<>();
+      for (String group : groups) {
+        added.put(
+            group,
+            median(
+                windows,
+                w -> groupPoints(w.agent(), index, group) - groupPoints(w.none(), index, group)));
+      }
+      System.out.printf(
+          Locale.ROOT,
+          "%n| %s: thread group | no agent | agent | added (paired) |%n|---|---|---|---|%n",
+          first.none().instances().get(index).label());
+      added.entrySet().stream()
+          .sorted(Comparator.comparingDouble(e -> -Math.abs(e.getValue())))
+          .limit(THREAD_GROUPS_SHOWN)
+          .forEach(
+              e ->
+                  System.out.printf(
+                      Locale.ROOT,
+                      "| %s | %.2f | %.2f | %s |%n",
+                      e.getKey(),
+                      median(windows, w -> groupPoints(w.none(), index, e.getKey())),
+                      median(windows, w -> groupPoints(w.agent(), index, e.getKey())),
+                      paired(
+                          windows,
+                          w ->
+                              groupPoints(w.agent(), index, e.getKey())
+                                  - groupPoints(w.none(), index, e.getKey()),
+                          "%+.2f")));
+    }
+  }
+
+  static double groupPoints(ChainFigures chain, int instance, String group) {
+    return chain.instances().get(instance).threadGroupPoints().getOrDefault(group, 0.0);
+  }
+
+  /**
+   * Each service's memory in both copies, before the warm-up and after the last window: RSS, what
+   * Native Memory Tracking counts as committed (and which categories differ), the heap in use after
+   * a full collection, and RSS outside NMT.
+   */
+  static void summarizeMemory(
+      DemoChain none,
+      DemoChain agent,
+      Map<ChainInstance, JvmMemory> atStart,
+      Map<ChainInstance, JvmMemory> atEnd) {
+    System.out.printf(
+        Locale.ROOT,
+        "%nmemory, MiB, none → agent (added): RSS before the warm-up and after the last window;"
+            + " committed as Native Memory Tracking counts it after the last window, and the"
+            + " categories that differ by 1 MiB or more; Java heap in use after a full collection;"
+            + " RSS beyond NMT's committed total (malloc's retained memory, mapped files)%n%n");
+    System.out.println(
+        "| service | RSS at start | RSS at end | NMT committed at end | added by NMT category | heap after full GC | RSS outside NMT |");
+    System.out.println("|---|---|---|---|---|---|---|");
+    for (int i = 0; i < none.instances().size(); i++) {
+      JvmMemory noneStart = atStart.get(none.instances().get(i));
+      JvmMemory agentStart = atStart.get(agent.instances().get(i));
+      JvmMemory noneEnd = atEnd.get(none.instances().get(i));
+      JvmMemory agentEnd = atEnd.get(agent.instances().get(i));
+      String categories;
+      if (noneEnd.unavailable() != null || agentEnd.unavailable() != null) {
+        categories = noneEnd.unavailable() != null ? noneEnd.unavailable() : agentEnd.unavailable();
+      } else {
+        Set<String> names = new TreeSet<>(noneEnd.committedKibByCategory().keySet());
+        names.addAll(agentEnd.committedKibByCategory().keySet());
+        categories =
+            names.stream()
+                .map(
+                    name ->
+                        Map.entry(
+                            name,
+                            (agentEnd.committedKibByCategory().getOrDefault(name, 0L)
+                                    - noneEnd.committedKibByCategory().getOrDefault(name, 0L))
+                                / 1024.0))
+                .filter(e -> Math.abs(e.getValue()) >= 1.0)
+                .sorted(Comparator.comparingDouble(e -> -Math.abs(e.getValue())))
+                .map(e -> String.format(Locale.ROOT, "%s %+.1f", e.getKey(), e.getValue()))
+                .collect(Collectors.joining(", "));
+      }
+      System.out.printf(
+          Locale.ROOT,
+          "| %s | %s | %s | %s | %s | %s | %s |%n",
+          none.instances().get(i).label(),
+          mib(noneStart.rssKib(), agentStart.rssKib()),
+          mib(noneEnd.rssKib(), agentEnd.rssKib()),
+          noneEnd.unavailable() == null && agentEnd.unavailable() == null
+              ? mib(noneEnd.committedKib(), agentEnd.committedKib())
+              : "—",
+          categories.isEmpty() ? "none by 1 MiB" : categories,
+          noneEnd.heapUsedAfterGcKib() >= 0 && agentEnd.heapUsedAfterGcKib() >= 0
+              ? mib(noneEnd.heapUsedAfterGcKib(), agentEnd.heapUsedAfterGcKib())
+              : "—",
+          noneEnd.unavailable() == null && agentEnd.unavailable() == null
+              ? mib(noneEnd.outsideNmtKib(), agentEnd.outsideNmtKib())
+              : "—");
+    }
+  }
+
+  /** "none → agent (+added)" in MiB. */
+  static String mib(long noneKib, long agentKib) {
+    return String.format(
+        Locale.ROOT,
+        "%.0f → %.0f (%+.1f)",
+        noneKib / 1024.0,
+        agentKib / 1024.0,
+        (agentKib - noneKib) / 1024.0);
   }
 
   static double median(List<Window> windows, ToDoubleFunction<Window> f) {
