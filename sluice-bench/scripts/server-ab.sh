@@ -65,6 +65,11 @@ done
 python3 - "$out" <<'PY'
 import json, statistics as st, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{')]
+def jit(rs, who):
+    # The JIT's share says whether the window measured steady work or a JVM still compiling.
+    shares = [r[who + 'JitCpuSec'] / r[who + 'CpuSec'] for r in rs
+              if r.get(who + 'JitCpuSec') is not None and r.get(who + 'CpuSec')]
+    return f"{min(shares):.0%}-{max(shares):.0%}" if shares else "n/a"
 for key in sorted({(r['scenario'], r['driver'], r['build']) for r in rows}):
     rs = [r for r in rows if (r['scenario'], r['driver'], r['build']) == key]
     per = [r['opsPerServerCpuSec'] for r in rs]
@@ -74,5 +79,6 @@ for key in sorted({(r['scenario'], r['driver'], r['build']) for r in rows}):
           f"({min(per):,.0f}-{max(per):,.0f}), {st.median(us):.1f} us/op ({min(us):.1f}-{max(us):.1f}), "
           f"ops/s {min(r['opsPerSec'] for r in rs):,.0f}-{max(r['opsPerSec'] for r in rs):,.0f}, "
           f"p50 {min(r['p50Ms'] for r in rs):.2f}-{max(r['p50Ms'] for r in rs):.2f} ms, "
-          f"load {min(loads)}-{max(loads)}, errors {sum(r['errors'] for r in rs)}")
+          f"load {min(loads)}-{max(loads)}, errors {sum(r['errors'] for r in rs)}, "
+          f"compiler threads {jit(rs, 'server')} of the server's CPU, {jit(rs, 'driver')} of the driver's")
 PY

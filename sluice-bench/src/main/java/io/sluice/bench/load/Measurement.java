@@ -6,8 +6,9 @@ import java.util.Map;
 
 /**
  * The measurement window of one scenario: at {@link #begin} it clears the recorded latencies and
- * reads the server's and the driver's CPU time; at {@link #end} it reads them again, with the
- * server's RSS and thread count, and keeps what was recorded in between.
+ * reads the server's and the driver's CPU time (and their compiler threads' part of it); at {@link
+ * #end} it reads them again, with the server's RSS and thread count, and keeps what was recorded in
+ * between.
  */
 final class Measurement {
   private final ProcessProbe server;
@@ -51,19 +52,27 @@ final class Measurement {
         elapsed / 1e9,
         snapshots,
         serverAfter == null ? Double.NaN : serverAfter.cpuSecondsSince(serverBefore),
+        serverAfter == null ? Double.NaN : serverAfter.jitSecondsSince(serverBefore),
         serverAfter == null ? -1 : serverAfter.rssBytes(),
         serverAfter == null ? -1 : serverAfter.threads(),
-        driverAfter.cpuSecondsSince(driverBefore));
+        driverAfter.cpuSecondsSince(driverBefore),
+        driverAfter.jitSecondsSince(driverBefore));
   }
 
-  /** What one window measured. */
+  /**
+   * What one window measured. The JIT seconds are the part of the CPU seconds the JVM's compiler
+   * threads spent: a window taken while a process still compiles measures its JIT as much as its
+   * work, and a slow client (the official one) spreads its server's compiling over fewer calls.
+   */
   record Window(
       double seconds,
       Map<String, LatencyStats.Snapshot> stats,
       double serverCpuSeconds,
+      double serverJitSeconds,
       long serverRssBytes,
       int serverThreads,
-      double driverCpuSeconds) {
+      double driverCpuSeconds,
+      double driverJitSeconds) {
     LatencyStats.Snapshot main() {
       return new ArrayList<>(stats.values()).get(0);
     }

@@ -41,9 +41,12 @@ final class ScenarioResult {
     r.put("serverCpuSec", round(cpu, 3));
     r.put("serverCpuSecPer1000Ops", ops == 0 ? null : round(cpu / ops * 1000, 4));
     r.put("opsPerServerCpuSec", cpu > 0 ? round(ops / cpu, 0) : null);
+    // The compiler threads' part of the CPU above: large when the window caught the JIT at work.
+    r.put("serverJitCpuSec", round(w.serverJitSeconds(), 3));
     r.put("serverRssMb", w.serverRssBytes() < 0 ? null : round(w.serverRssBytes() / 1048576.0, 1));
     r.put("serverThreads", w.serverThreads() < 0 ? null : w.serverThreads());
     r.put("driverCpuSec", round(w.driverCpuSeconds(), 3));
+    r.put("driverJitCpuSec", round(w.driverJitSeconds(), 3));
     List<String> names = w.names();
     for (int i = 1; i < names.size(); i++) {
       String name = names.get(i);
