@@ -52,8 +52,8 @@ import java.util.function.Supplier;
  *       against its certificate.
  * </ul>
  *
- * <p>Concurrency: any thread may call; answers complete on Vert.x event loops, and {@link
- * #worker()} is where callers decode and merge them.
+ * <p>Concurrency: any thread may call; answers arrive on Vert.x event loops and are read (the
+ * caller's {@link AnswerReader}) on {@link #worker()}, where callers merge them too.
  */
 public final class MemberCalls {
   public static final long DEFAULT_TIMEOUT_MILLIS = 2_000;
