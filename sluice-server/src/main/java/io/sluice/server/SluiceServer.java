@@ -270,7 +270,7 @@ public final class SluiceServer implements AutoCloseable {
                     new LoginThrottle(
                         clock, options.maxLoginsPerMinute(), options.maxLoginsPerMinute() / 2)),
                 // Observability and the console (issue 14).
-                new TrafficRoutes(traffic, members),
+                new TrafficRoutes(traffic, members, faults),
                 new RuleRoutes(config.service()),
                 new ConsoleRoutes()),
             clock,

@@ -19,7 +19,10 @@ import java.util.regex.Pattern;
  * the second, as the agent's reporter does (the names seen every 30 s, HTTP/1.1); after a warm-up,
  * prints the server's CPU per second (from /proc), the heap the traffic store holds (used heap
  * after a full GC, before and after, read from the server's own Prometheus endpoint), RSS and the
- * series held.
+ * series held. "% of one core" is the whole server process's CPU (user + system, all threads, from
+ * /proc) over the measured seconds; the same server's idle CPU, measured for {@value #IDLE_SECONDS}
+ * s before the load starts, is printed beside it and subtracted in "added by the reports", which is
+ * what the reports themselves cost.
  *
  * <pre>
  * taskset -c 0 bin/sluice server --port 28848 --data-dir /tmp/tr &amp;  PID=$!
@@ -32,6 +35,7 @@ import java.util.regex.Pattern;
  */
 public final class TrafficReportLoad {
   private static final int WARMUP_SECONDS = 15;
+  private static final int IDLE_SECONDS = 10;
   private static final Pattern HEAP =
       Pattern.compile("^jvm_memory_bytes_used\\{area=\"heap\"\\} (\\S+)$", Pattern.MULTILINE);
   private static final Pattern SERIES =
@@ -57,6 +61,9 @@ public final class TrafficReportLoad {
             .build();
 
     double heapBefore = heapAfterGc(http, base, pid);
+    ProcessProbe.Sample idleFrom = probe.sample();
+    TimeUnit.SECONDS.sleep(IDLE_SECONDS);
+    double idleShare = probe.sample().cpuSecondsSince(idleFrom) / IDLE_SECONDS;
     Map<Integer, AtomicInteger> statuses = new ConcurrentHashMap<>();
     long start = System.nanoTime();
     long periodNanos = TimeUnit.SECONDS.toNanos(1) / agents;
@@ -99,8 +106,9 @@ public final class TrafficReportLoad {
     System.out.printf(
         Locale.ROOT,
         "traffic reports: %d agents x %d resources, %d reports over %d s (%s); server CPU %.3f s"
-            + " = %.1f %% of one core, %.0f us per report; heap held after GC %.1f MiB (before"
-            + " %.1f MiB); RSS %.1f MiB; series %s%n",
+            + " = %.1f %% of one core (idle before the load %.1f %%; added by the reports %.1f %%,"
+            + " %.0f us per report), %.0f us per report in all; heap held after GC %.1f MiB"
+            + " (before %.1f MiB); RSS %.1f MiB; series %s%n",
         agents,
         resources,
         reportsSent,
@@ -108,6 +116,9 @@ public final class TrafficReportLoad {
         statuses,
         cpu,
         100 * cpu / seconds,
+        100 * idleShare,
+        100 * (cpu / seconds - idleShare),
+        (cpu - idleShare * seconds) * 1e6 / Math.max(1, reportsSent),
         cpu * 1e6 / Math.max(1, reportsSent),
         (heapAfter - heapBefore) / (1 << 20),
         heapBefore / (1 << 20),
@@ -116,7 +127,19 @@ public final class TrafficReportLoad {
   }
 
   private static HttpRequest report(String base, int agent, int resources, boolean withSeen) {
-    long now = System.currentTimeMillis();
+    String json = reportJson(agent, resources, withSeen, System.currentTimeMillis());
+    return HttpRequest.newBuilder(URI.create(base + "/nacos/v1/sluice/traffic"))
+        .timeout(Duration.ofSeconds(10))
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .POST(HttpRequest.BodyPublishers.ofString("report=" + formValue(json)))
+        .build();
+  }
+
+  /**
+   * Agent {@code agent}'s report (of application {@code bench-app-<agent % 10>}) of the second
+   * before {@code now}, as sluice-agent's reporter writes its JSON.
+   */
+  public static String reportJson(int agent, int resources, boolean withSeen, long now) {
     StringBuilder json = new StringBuilder(resources * 110 + 256);
     json.append("{\"app\":\"bench-app-")
         .append(agent % 10)
@@ -148,16 +171,11 @@ public final class TrafficReportLoad {
           .append(r % 7)
           .append(",\"failed\":0,\"rt\":1200,\"p50\":900,\"p99\":4100,\"concurrency\":2}");
     }
-    json.append("]}]}");
-    return HttpRequest.newBuilder(URI.create(base + "/nacos/v1/sluice/traffic"))
-        .timeout(Duration.ofSeconds(10))
-        .header("Content-Type", "application/x-www-form-urlencoded")
-        .POST(HttpRequest.BodyPublishers.ofString("report=" + formValue(json.toString())))
-        .build();
+    return json.append("]}]}").toString();
   }
 
   /** As the agent encodes: only {@code % & + =} and spaces (the report is ASCII JSON). */
-  private static String formValue(String json) {
+  public static String formValue(String json) {
     return json.replace("%", "%25")
         .replace("&", "%26")
         .replace("+", "%2B")

@@ -41,16 +41,16 @@ public final class TrafficStore {
   public static final int MAX_SERIES = 30_000;
   public static final int MAX_SEEN_PER_INSTANCE = 2_000;
 
-  /** Fields of a series' slot, in order. */
-  private static final int PASS = 0;
+  /** Fields of a series' slot, in the order a report's rows hold them. */
+  private static final int PASS = TrafficReportBuffer.PASS;
 
-  private static final int BLOCK = 1;
-  private static final int FAILED = 2;
-  private static final int AVG_RT = 3;
-  private static final int P50_RT = 4;
-  private static final int P99_RT = 5;
-  private static final int CONCURRENCY = 6;
-  private static final int FIELDS = 7;
+  private static final int BLOCK = TrafficReportBuffer.BLOCK;
+  private static final int FAILED = TrafficReportBuffer.FAILED;
+  private static final int AVG_RT = TrafficReportBuffer.AVG_RT;
+  private static final int P50_RT = TrafficReportBuffer.P50_RT;
+  private static final int P99_RT = TrafficReportBuffer.P99_RT;
+  private static final int CONCURRENCY = TrafficReportBuffer.CONCURRENCY;
+  private static final int FIELDS = TrafficReportBuffer.FIELDS;
 
   private final ServerClock clock;
   private final Map<String, App> apps = new ConcurrentHashMap<>();
@@ -64,56 +64,64 @@ public final class TrafficStore {
 
   /** Stores a report; what would pass a bound is dropped and counted. */
   public void accept(TrafficReport report) {
+    accept(TrafficReportBuffer.of(report));
+  }
+
+  /**
+   * Stores a report read into {@code report}; what would pass a bound is dropped and counted. A
+   * series this instance has sent before is found by its name's characters: once an instance's
+   * resources are known, a report allocates nothing here.
+   */
+  public void accept(TrafficReportBuffer report) {
     reports.increment();
     long now = clock.currentTimeMillis();
-    App app = apps.get(report.app());
+    App app = apps.get(report.app);
     if (app == null) {
       if (apps.size() >= MAX_APPS) {
         refused.increment();
         return;
       }
-      app = apps.computeIfAbsent(report.app(), App::new);
+      app = apps.computeIfAbsent(report.app, App::new);
     }
-    Instance instance = app.instances.get(report.instance());
+    Instance instance = app.instances.get(report.instance);
     if (instance == null) {
       if (app.instances.size() >= MAX_INSTANCES_PER_APP) {
         refused.increment();
         return;
       }
-      instance = app.instances.computeIfAbsent(report.instance(), Instance::new);
+      instance = app.instances.computeIfAbsent(report.instance, Instance::new);
     }
-    instance.lane = report.lane();
+    instance.lane = report.lane;
     instance.lastReportMillis = now;
-    instance.droppedByAgent += report.dropped();
-    for (TrafficReport.SeenResource seen : report.seen()) {
-      if (instance.seen.size() < MAX_SEEN_PER_INSTANCE || instance.seen.containsKey(seen.name())) {
-        instance.seen.put(
-            app.shared(seen.name()), app.shared(seen.kind() == null ? "" : seen.kind()));
+    instance.droppedByAgent += report.dropped;
+    for (int i = 0; i < report.seenNames.size(); i++) {
+      String name = report.seenNames.get(i);
+      if (instance.seen.size() < MAX_SEEN_PER_INSTANCE || instance.seen.containsKey(name)) {
+        instance.seen.put(app.shared(name), app.shared(report.seenKinds.get(i)));
       } else {
         refused.increment();
       }
     }
     // The agent's seconds, moved onto this server's clock.
-    long skew = now - report.sentAtMillis();
-    for (TrafficReport.Second second : report.seconds()) {
-      long secondOnServer = Math.floorDiv(second.startMillis() + skew, 1000);
+    long skew = now - report.sentAtMillis;
+    for (int second = 0; second < report.seconds; second++) {
+      long secondOnServer = Math.floorDiv(report.secondStart[second] + skew, 1000);
       synchronized (instance) {
         if (!instance.startSecond(secondOnServer)) {
           continue; // older than what the ring holds already
         }
         instance.newestSecond = Math.max(instance.newestSecond, secondOnServer);
-        for (ResourceSecond r : second.resources()) {
-          Series s = instance.series.get(r.name());
+        for (int row = report.rowsFrom(second), to = report.rowsTo(second); row < to; row++) {
+          Series s = instance.find(report, row);
           if (s == null) {
             if (series.incrementAndGet() > MAX_SERIES) {
               series.decrementAndGet();
               refused.increment();
               continue;
             }
-            s = new Series();
-            instance.series.put(app.shared(r.name()), s);
+            s = instance.add(app.shared(report.name(row)));
           }
-          s.put(secondOnServer, r);
+          s.put(secondOnServer, report.values, row * FIELDS);
         }
       }
     }
@@ -464,6 +472,14 @@ public final class TrafficStore {
     final Map<String, String> seen = new ConcurrentHashMap<>();
     final Map<String, Series> series = new ConcurrentHashMap<>();
     private final long[] secondOf = new long[RETAINED_SECONDS];
+
+    /**
+     * The same series as {@link #series}, by the hash of their names in open addressing, for the
+     * report's writer (under the lock): found from a row's characters, no {@code String} made.
+     */
+    private Series[] byName = new Series[16];
+
+    private int named;
     volatile String lane;
     volatile long lastReportMillis;
     volatile long droppedByAgent;
@@ -485,11 +501,57 @@ public final class TrafficStore {
       }
       if (secondOf[slot] < second) {
         secondOf[slot] = second;
-        for (Series s : series.values()) {
-          s.clear(slot);
+        for (Series s : byName) {
+          if (s != null) {
+            s.clear(slot);
+          }
         }
       }
       return true;
+    }
+
+    /**
+     * The series of the report's row {@code row}, or null when none has its name. Under the lock.
+     */
+    Series find(TrafficReportBuffer report, int row) {
+      int hash = report.nameHash[row];
+      int mask = byName.length - 1;
+      for (int i = spread(hash) & mask; ; i = (i + 1) & mask) {
+        Series s = byName[i];
+        if (s == null || (s.hash == hash && report.nameEquals(row, s.name))) {
+          return s;
+        }
+      }
+    }
+
+    /** A new series named {@code name} (not held yet). Under the lock. */
+    Series add(String name) {
+      Series s = new Series(name);
+      if (++named * 2 > byName.length) {
+        Series[] old = byName;
+        byName = new Series[old.length * 2];
+        for (Series o : old) {
+          if (o != null) {
+            place(o);
+          }
+        }
+      }
+      place(s);
+      series.put(name, s);
+      return s;
+    }
+
+    private void place(Series s) {
+      int mask = byName.length - 1;
+      int i = spread(s.hash) & mask;
+      while (byName[i] != null) {
+        i = (i + 1) & mask;
+      }
+      byName[i] = s;
+    }
+
+    private static int spread(int hash) {
+      return hash ^ (hash >>> 16);
     }
 
     /** The series' fields in {@code second} (a copy), or null when not reported. */
@@ -508,9 +570,13 @@ public final class TrafficStore {
    * about 1.7 KB; which second a slot holds is its instance's. Guarded by the instance's lock.
    */
   private static final class Series {
+    final String name;
+    final int hash;
     private final int[] values = new int[RETAINED_SECONDS * FIELDS];
 
-    Series() {
+    Series(String name) {
+      this.name = name;
+      this.hash = name.hashCode();
       for (int slot = 0; slot < RETAINED_SECONDS; slot++) {
         clear(slot);
       }
@@ -520,15 +586,10 @@ public final class TrafficStore {
       values[slot * FIELDS + PASS] = -1; // not reported in that second
     }
 
-    void put(long second, ResourceSecond r) {
+    /** A row's {@value #FIELDS} statistics, from {@code row[from]}, as {@code second}'s. */
+    void put(long second, int[] row, int from) {
       int o = (int) Math.floorMod(second, (long) RETAINED_SECONDS) * FIELDS;
-      values[o + PASS] = r.pass();
-      values[o + BLOCK] = r.block();
-      values[o + FAILED] = r.failed();
-      values[o + AVG_RT] = r.avgRtMicros();
-      values[o + P50_RT] = r.p50RtMicros();
-      values[o + P99_RT] = r.p99RtMicros();
-      values[o + CONCURRENCY] = r.concurrency();
+      System.arraycopy(row, from, values, o, FIELDS);
     }
 
     int[] get(int slot) {

@@ -91,12 +91,12 @@ class MemberCallsTest {
     String down = "127.0.0.1:1"; // nothing listens on port 1
     MemberCalls calls = calls(up, down);
 
-    MemberCalls.Gathered gathered =
-        calls.askOthers("/share", "the-callers-token").get(10, TimeUnit.SECONDS);
+    MemberCalls.Gathered<String> gathered =
+        calls.askOthers("/share", "the-callers-token", body -> body).get(10, TimeUnit.SECONDS);
 
     assertThat(gathered.answers())
         .as("%s", gathered)
-        .containsExactly(new MemberCalls.Answer(up, "{\"count\":1}"));
+        .containsExactly(new MemberCalls.Answer<>(up, "{\"count\":1}"));
     assertThat(tokensSeen).containsExactly("the-callers-token");
     assertThat(gathered.missing())
         .singleElement()
@@ -106,7 +106,8 @@ class MemberCallsTest {
               assertThat(m.reason()).isEqualTo("connection refused");
             });
     // Not reached a moment ago: skipped at once, and said so.
-    MemberCalls.Gathered again = calls.askOthers("/share", null).get(10, TimeUnit.SECONDS);
+    MemberCalls.Gathered<String> again =
+        calls.askOthers("/share", null, body -> body).get(10, TimeUnit.SECONDS);
     assertThat(again.missing())
         .singleElement()
         .satisfies(
@@ -123,7 +124,8 @@ class MemberCallsTest {
     MemberCalls calls = calls(up);
 
     for (int round = 1; round <= 2; round++) {
-      MemberCalls.Gathered gathered = calls.askOthers("/refused", "t").get(10, TimeUnit.SECONDS);
+      MemberCalls.Gathered<String> gathered =
+          calls.askOthers("/refused", "t", body -> body).get(10, TimeUnit.SECONDS);
       assertThat(gathered.answers()).isEmpty();
       assertThat(gathered.missing())
           .singleElement()
@@ -133,11 +135,32 @@ class MemberCallsTest {
   }
 
   @Test
+  void anAnswerItsReaderCannotReadNamesTheMemberMissingWithTheReason() throws Exception {
+    String up = "127.0.0.1:" + member.actualPort();
+    MemberCalls calls = calls(up);
+
+    MemberCalls.AnswerReader<Integer> reader =
+        body -> {
+          throw new IllegalArgumentException("no 'apps' list in the answer\nsecond line");
+        };
+
+    MemberCalls.Gathered<Integer> gathered =
+        calls.askOthers("/share", "t", reader).get(10, TimeUnit.SECONDS);
+
+    assertThat(gathered.answers()).isEmpty();
+    assertThat(gathered.missing())
+        .containsExactly(
+            new MemberCalls.Missing(
+                up, "answered what could not be read: no 'apps' list in the answer"));
+  }
+
+  @Test
   void aStandaloneServerAsksNobody() throws Exception {
     MemberCalls calls = calls();
     assertThat(calls.others()).isEmpty();
     assertThat(calls.selfAddress()).isNull();
-    MemberCalls.Gathered gathered = calls.askOthers("/share", "t").get(1, TimeUnit.SECONDS);
+    MemberCalls.Gathered<String> gathered =
+        calls.askOthers("/share", "t", body -> body).get(1, TimeUnit.SECONDS);
     assertThat(gathered.answers()).isEmpty();
     assertThat(gathered.missing()).isEmpty();
     assertThat(tokensSeen).isEmpty();

@@ -52,8 +52,8 @@ import java.util.function.Supplier;
  *       against its certificate.
  * </ul>
  *
- * <p>Concurrency: any thread may call; answers complete on Vert.x event loops, and {@link
- * #worker()} is where callers decode and merge them.
+ * <p>Concurrency: any thread may call; answers arrive on Vert.x event loops and are read (the
+ * caller's {@link AnswerReader}) on {@link #worker()}, where callers merge them too.
  */
 public final class MemberCalls {
   public static final long DEFAULT_TIMEOUT_MILLIS = 2_000;
@@ -72,16 +72,26 @@ public final class MemberCalls {
   private final Map<String, Unreachable> unreachable = new ConcurrentHashMap<>();
   private volatile HttpClient client;
 
-  /** What one member answered, or why it did not. */
-  public record Answer(String address, String body) {}
+  /** Longest part of a reader's complaint quoted in a missing member's reason. */
+  private static final int MAX_REASON_DETAIL = 120;
+
+  /**
+   * Reads a member's answer (the body of its 200) into what the caller merges; throws (anything)
+   * when the body is not what was asked, and the member is then named missing with the reason.
+   */
+  @FunctionalInterface
+  public interface AnswerReader<T> {
+    T read(String body) throws Exception;
+  }
+
+  /** What one member answered, read. */
+  public record Answer<T>(String address, T value) {}
 
   /** A member whose share is not in an answer, and why. */
   public record Missing(String address, String reason) {}
 
   /** Every other member's answer, or its absence. */
-  public record Gathered(List<Answer> answers, List<Missing> missing) {
-    static final Gathered NONE = new Gathered(List.of(), List.of());
-  }
+  public record Gathered<T>(List<Answer<T>> answers, List<Missing> missing) {}
 
   private record Unreachable(long untilNanos, long atMillis, String reason) {}
 
@@ -151,42 +161,73 @@ public final class MemberCalls {
     return worker;
   }
 
-  /** Asks every other member {@code GET pathAndQuery}; completes once each answered or failed. */
-  public CompletableFuture<Gathered> askOthers(String pathAndQuery, String token) {
-    return ask(others(), pathAndQuery, token);
+  /**
+   * Asks every other member {@code GET pathAndQuery} and reads each answer with {@code reader} on
+   * {@link #worker()}; completes once each answered or failed.
+   */
+  public <T> CompletableFuture<Gathered<T>> askOthers(
+      String pathAndQuery, String token, AnswerReader<T> reader) {
+    return ask(others(), pathAndQuery, token, reader);
   }
 
-  /** Asks each of {@code addresses} {@code GET pathAndQuery}; never completes exceptionally. */
-  public CompletableFuture<Gathered> ask(
-      List<String> addresses, String pathAndQuery, String token) {
+  /**
+   * Asks each of {@code addresses} {@code GET pathAndQuery} and reads each answer with {@code
+   * reader} on {@link #worker()}; never completes exceptionally. A member that could not be asked,
+   * answered an error, or answered what {@code reader} could not read is in {@link
+   * Gathered#missing()} with the reason, so one member's garbage never spoils the merged answer.
+   */
+  public <T> CompletableFuture<Gathered<T>> ask(
+      List<String> addresses, String pathAndQuery, String token, AnswerReader<T> reader) {
     if (addresses.isEmpty()) {
-      return CompletableFuture.completedFuture(Gathered.NONE);
+      return CompletableFuture.completedFuture(new Gathered<>(List.of(), List.of()));
     }
     List<CompletableFuture<Object>> asked = new ArrayList<>();
     for (String address : addresses) {
       asked.add(
           get(address, pathAndQuery, token, timeoutMillis)
-              .<Object>handle(
-                  (body, failure) ->
-                      failure == null
-                          ? new Answer(address, body)
-                          : new Missing(address, reason(failure))));
+              .handleAsync(
+                  (body, failure) -> {
+                    if (failure != null) {
+                      return new Missing(address, reason(failure));
+                    }
+                    try {
+                      return new Answer<>(address, reader.read(body));
+                    } catch (Exception unreadable) {
+                      return new Missing(address, unreadable(unreadable));
+                    }
+                  },
+                  worker));
     }
     return CompletableFuture.allOf(asked.toArray(CompletableFuture[]::new))
         .thenApply(
             done -> {
-              List<Answer> answers = new ArrayList<>();
+              List<Answer<T>> answers = new ArrayList<>();
               List<Missing> missing = new ArrayList<>();
               for (CompletableFuture<Object> one : asked) {
                 Object result = one.join();
-                if (result instanceof Answer answer) {
-                  answers.add(answer);
+                if (result instanceof Missing m) {
+                  missing.add(m);
                 } else {
-                  missing.add((Missing) result);
+                  @SuppressWarnings("unchecked")
+                  Answer<T> answer = (Answer<T>) result;
+                  answers.add(answer);
                 }
               }
-              return new Gathered(List.copyOf(answers), List.copyOf(missing));
+              return new Gathered<>(List.copyOf(answers), List.copyOf(missing));
             });
+  }
+
+  /** Why an answer could not be read, in a line for the console. */
+  private static String unreadable(Exception e) {
+    String detail = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+    int newline = detail.indexOf('\n');
+    if (newline >= 0) {
+      detail = detail.substring(0, newline);
+    }
+    if (detail.length() > MAX_REASON_DETAIL) {
+      detail = detail.substring(0, MAX_REASON_DETAIL) + "...";
+    }
+    return "answered what could not be read: " + detail.strip();
   }
 
   /**

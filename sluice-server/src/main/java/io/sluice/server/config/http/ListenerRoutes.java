@@ -208,7 +208,7 @@ final class ListenerRoutes {
             + (tenant == null ? "" : "&tenant=" + encode(tenant));
     AsyncReply.when(
         members
-            .askOthers(query, MemberCalls.callerToken(request, params))
+            .askOthers(query, MemberCalls.callerToken(request, params), this::readListeners)
             .thenApplyAsync(
                 gathered -> {
                   Map<String, String> status = new TreeMap<>();
@@ -218,19 +218,12 @@ final class ListenerRoutes {
                           (ip, md5) ->
                               listeners.add(
                                   new ConfigJson.Listener(ip, md5, members.selfAddress())));
-                  for (MemberCalls.Answer answer : gathered.answers()) {
-                    try {
-                      for (Map.Entry<String, JsonNode> e :
-                          json.readTree(answer.body())
-                              .path("lisentersGroupkeyStatus")
-                              .properties()) {
-                        listeners.add(
-                            new ConfigJson.Listener(
-                                e.getKey(), e.getValue().asText(), answer.address()));
-                      }
-                    } catch (IOException e) {
-                      throw new IllegalStateException("a member's listeners answer is not JSON", e);
-                    }
+                  for (MemberCalls.Answer<Map<String, String>> answer : gathered.answers()) {
+                    answer
+                        .value()
+                        .forEach(
+                            (ip, md5) ->
+                                listeners.add(new ConfigJson.Listener(ip, md5, answer.address())));
                   }
                   listeners.sort(
                       Comparator.comparing(ConfigJson.Listener::ip)
@@ -245,6 +238,22 @@ final class ListenerRoutes {
         request,
         ApiStyle.V1,
         body -> HttpResponses.ok(request.response(), body));
+  }
+
+  /**
+   * A member's listeners, address to md5, from its {@code lisentersGroupkeyStatus}; throws when the
+   * answer has none (the member is then named missing, {@link MemberCalls#ask}).
+   */
+  private Map<String, String> readListeners(String body) throws IOException {
+    JsonNode status = json.readTree(body).path("lisentersGroupkeyStatus");
+    if (!status.isObject()) {
+      throw new IllegalArgumentException("no 'lisentersGroupkeyStatus' in the answer");
+    }
+    Map<String, String> listeners = new TreeMap<>();
+    for (Map.Entry<String, JsonNode> e : status.properties()) {
+      listeners.put(e.getKey(), e.getValue().asText());
+    }
+    return listeners;
   }
 
   /** This node's listeners of {@code key}: each client's reported address and the md5 it holds. */

@@ -62,7 +62,7 @@ final class ClusterSubscribers {
             + "&pageNo=1&pageSize="
             + wanted;
     return members
-        .askOthers(query, token)
+        .askOthers(query, token, this::read)
         .thenApplyAsync(
             gathered -> {
               List<ObjectNode> all = new ArrayList<>();
@@ -74,8 +74,8 @@ final class ClusterSubscribers {
                 ServiceEndpoints.writeSubscriber(node, client, service);
                 all.add(node.put("node", self));
               }
-              for (MemberCalls.Answer answer : gathered.answers()) {
-                JsonNode theirs = read(answer.body());
+              for (MemberCalls.Answer<JsonNode> answer : gathered.answers()) {
+                JsonNode theirs = answer.value();
                 count += theirs.path("count").asLong();
                 for (JsonNode subscriber : theirs.path("subscribers")) {
                   if (subscriber instanceof ObjectNode node) {
@@ -100,12 +100,18 @@ final class ClusterSubscribers {
             members.worker());
   }
 
-  private JsonNode read(String body) {
-    try {
-      return json.readTree(body);
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException("a member's subscribers answer is not JSON", e);
+  /**
+   * A member's page: {@code {"count":N,"subscribers":[...]}}; throws when it is not (the member is
+   * then named missing, {@link MemberCalls#ask}).
+   */
+  private JsonNode read(String body) throws JsonProcessingException {
+    JsonNode page = json.readTree(body);
+    if (page == null
+        || !page.path("count").isIntegralNumber()
+        || !page.path("subscribers").isArray()) {
+      throw new IllegalArgumentException("not a page of subscribers");
     }
+    return page;
   }
 
   private static String encode(String s) {

@@ -8,9 +8,31 @@ import java.util.Map;
  */
 public final class HttpParams {
   private final Map<String, String> values;
+  private final String keptName;
+  private final FormValue kept;
 
   HttpParams(Map<String, String> values) {
+    this(values, null, null);
+  }
+
+  HttpParams(Map<String, String> values, String keptName, FormValue kept) {
     this.values = values;
+    this.keptName = keptName;
+    this.kept = kept;
+  }
+
+  /**
+   * A value as bytes: for the body field the route asked to keep ({@link
+   * RequestParams#handler(long, ApiStyle, String, ParamsHandler)}), still form-encoded where it
+   * lies in the body; for any other (or one given in the query string), its decoded value; null
+   * when absent.
+   */
+  public FormValue bytes(String name) {
+    if (kept != null && name.equals(keptName)) {
+      return kept;
+    }
+    String value = values.get(name);
+    return value == null ? null : FormValue.decoded(value);
   }
 
   /** The value, or null when absent. */

@@ -41,6 +41,16 @@ public final class RequestParams {
    */
   public static Handler<RoutingContext> handler(
       long maxBodyBytes, ApiStyle style, ParamsHandler handler) {
+    return handler(maxBodyBytes, style, null, handler);
+  }
+
+  /**
+   * As {@link #handler(long, ApiStyle, ParamsHandler)}, but the form body's field {@code keep} is
+   * not decoded into a {@code String}: the handler reads it with {@link HttpParams#bytes}, from the
+   * body's own bytes (for a large value the route parses itself).
+   */
+  public static Handler<RoutingContext> handler(
+      long maxBodyBytes, ApiStyle style, String keep, ParamsHandler handler) {
     return ctx -> {
       HttpAccess access = ctx.get(ACCESS);
       BodyBudget budget = ctx.get(BUDGET);
@@ -50,6 +60,7 @@ public final class RequestParams {
           style,
           access == null ? HttpAccess.OPEN : access,
           budget == null ? UNCOUNTED : budget,
+          keep,
           handler);
     };
   }
@@ -61,7 +72,7 @@ public final class RequestParams {
       ApiStyle style,
       HttpAccess access,
       ParamsHandler handler) {
-    read(request, maxBodyBytes, style, access, UNCOUNTED, handler);
+    read(request, maxBodyBytes, style, access, UNCOUNTED, null, handler);
   }
 
   private static void read(
@@ -70,6 +81,7 @@ public final class RequestParams {
       ApiStyle style,
       HttpAccess access,
       BodyBudget budget,
+      String keep,
       ParamsHandler handler) {
     ParamsHandler checked =
         access == HttpAccess.OPEN
@@ -78,7 +90,7 @@ public final class RequestParams {
               access.check(r, params);
               handler.handle(r, params);
             };
-    readUnchecked(request, maxBodyBytes, style, budget, checked);
+    readUnchecked(request, maxBodyBytes, style, budget, keep, checked);
   }
 
   private static void readUnchecked(
@@ -86,6 +98,7 @@ public final class RequestParams {
       long maxBodyBytes,
       ApiStyle style,
       BodyBudget budget,
+      String keep,
       ParamsHandler handler) {
     HttpServerResponse response = request.response();
     Map<String, String> values = new LinkedHashMap<>();
@@ -141,11 +154,12 @@ public final class RequestParams {
           HttpParams params;
           try {
             Map<String, String> all = fromQuery;
+            FormValue kept = null;
             if (bytes.length > 0) {
               all = new LinkedHashMap<>(fromQuery);
-              FormDecoder.decode(bytes, all, pairs);
+              kept = FormDecoder.decodeKeeping(bytes, all, pairs, keep);
             }
-            params = new HttpParams(all);
+            params = new HttpParams(all, keep, kept);
           } catch (HttpApiException e) {
             style.fail(response, e);
             return;

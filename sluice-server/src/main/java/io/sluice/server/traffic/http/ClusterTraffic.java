@@ -49,13 +49,13 @@ final class ClusterTraffic {
   /** What the console's apps call answers: {@code {apps, missing}}. */
   CompletableFuture<Map<String, Object>> apps(String token) {
     return members
-        .askOthers(TrafficRoutes.PATH + "/apps?scope=local", token)
+        .askOthers(TrafficRoutes.PATH + "/apps?scope=local", token, this::readApps)
         .thenApplyAsync(
             gathered -> {
               Instances instances = new Instances();
               instances.add(store.apps(), members.selfAddress());
-              for (MemberCalls.Answer answer : gathered.answers()) {
-                instances.add(readApps(answer.body()), answer.address());
+              for (MemberCalls.Answer<List<AppView>> answer : gathered.answers()) {
+                instances.add(answer.value(), answer.address());
               }
               return answer("apps", instances.apps(), gathered.missing());
             },
@@ -75,14 +75,14 @@ final class ClusterTraffic {
                             + encode(app)
                             + "&second="
                             + settled.second(),
-                        token)
+                        token,
+                        body -> read(body, "resources", ResourceView[].class))
                     .thenApplyAsync(
                         gathered -> {
                           Map<String, ResourceView> merged = new TreeMap<>();
                           addResources(merged, store.resourcesAt(app, settled.second()));
-                          for (MemberCalls.Answer answer : gathered.answers()) {
-                            addResources(
-                                merged, read(answer.body(), "resources", ResourceView[].class));
+                          for (MemberCalls.Answer<List<ResourceView>> answer : gathered.answers()) {
+                            addResources(merged, answer.value());
                           }
                           Map<String, Object> out = new LinkedHashMap<>();
                           out.put("app", app);
@@ -110,14 +110,15 @@ final class ClusterTraffic {
                             + (instance == null ? "" : "&instance=" + encode(instance))
                             + "&last="
                             + settled.second(),
-                        token)
+                        token,
+                        body -> read(body, "seconds", Point[].class))
                     .thenApplyAsync(
                         gathered -> {
                           Map<Long, Point> merged = new TreeMap<>();
                           addPoints(
                               merged, store.seriesUpTo(app, resource, instance, settled.second()));
-                          for (MemberCalls.Answer answer : gathered.answers()) {
-                            addPoints(merged, read(answer.body(), "seconds", Point[].class));
+                          for (MemberCalls.Answer<List<Point>> answer : gathered.answers()) {
+                            addPoints(merged, answer.value());
                           }
                           Map<String, Object> out = new LinkedHashMap<>();
                           out.put("app", app);
@@ -136,7 +137,8 @@ final class ClusterTraffic {
 
   private CompletableFuture<Settled> settle(String app, String token) {
     return members
-        .askOthers(TrafficRoutes.PATH + "/apps?scope=local&app=" + encode(app), token)
+        .askOthers(
+            TrafficRoutes.PATH + "/apps?scope=local&app=" + encode(app), token, this::readApps)
         .thenApplyAsync(
             gathered -> {
               Instances instances = new Instances();
@@ -145,8 +147,8 @@ final class ClusterTraffic {
                 instances.add(List.of(own), members.selfAddress());
               }
               List<String> holders = new ArrayList<>();
-              for (MemberCalls.Answer answer : gathered.answers()) {
-                List<AppView> theirs = readApps(answer.body());
+              for (MemberCalls.Answer<List<AppView>> answer : gathered.answers()) {
+                List<AppView> theirs = answer.value();
                 if (!theirs.isEmpty()) {
                   holders.add(answer.address());
                   instances.add(theirs, answer.address());
@@ -209,18 +211,21 @@ final class ClusterTraffic {
     }
   }
 
-  private List<AppView> readApps(String body) {
+  private List<AppView> readApps(String body) throws JsonProcessingException {
     return read(body, "apps", AppView[].class);
   }
 
-  /** The array field {@code field} of a member's answer. */
-  private <T> List<T> read(String body, String field, Class<T[]> type) {
-    try {
-      JsonNode node = json.readTree(body).path(field);
-      return node.isArray() ? List.of(json.treeToValue(node, type)) : List.of();
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException("a member's traffic answer is not what it should be", e);
+  /**
+   * The array field {@code field} of a member's answer; throws when the answer is not JSON or has
+   * no such array (the member is then named missing, {@link MemberCalls#ask}).
+   */
+  private <T> List<T> read(String body, String field, Class<T[]> type)
+      throws JsonProcessingException {
+    JsonNode node = json.readTree(body).path(field);
+    if (!node.isArray()) {
+      throw new IllegalArgumentException("no '" + field + "' list in the answer");
     }
+    return List.of(json.treeToValue(node, type));
   }
 
   private static Map<String, Object> answer(
