@@ -116,10 +116,7 @@ final class EphemeralSync implements AutoCloseable {
 
   private void flush() {
     flushScheduled.set(false);
-    // Straight over the live set, not a copy: a flush runs once per completed batch and takes
-    // only as many keys as slots were freed, so copying every dirty key (200,000 while a large
-    // registration is replicated) each time made the owner's publishing quadratic.
-    for (Key key : dirty) {
+    for (Key key : List.copyOf(dirty)) {
       if (closed || inFlight.size() >= MAX_IN_FLIGHT) {
         break;
       }
