@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# Heap per ephemeral instance on each node of a 3-node cluster on loopback.
+# Heap per ephemeral instance on each node of a 3-node cluster on loopback, and how long until
+# every node holds them all.
 #   sluice-bench/scripts/cluster-footprint.sh [instances, default 100000] [services, default instances/10]
 # Starts the cluster (see cluster-lib.sh; PORT, default 28848, and CPUS_NODES, default 0), measures
 # each node's live heap (jcmd GC.class_histogram: a full GC, then the live objects' bytes), registers
 # the instances through one follower with NamingFootprint (100 B of metadata each, 200 connections)
-# and holds them, waits until every node lists all of them, measures again and prints bytes per
-# instance per node: the follower that owns the connections, and the two nodes that hold a
-# replicated copy. Needs sluice-bench/target/benchmarks.jar and jcmd on the PATH.
+# and holds them, waits until every node lists all of them (at most WAIT_SECONDS, default 900;
+# progress every 10 s in progress.txt), measures again and prints bytes per instance per node: the
+# follower that owns the connections, and the two nodes that hold a replicated copy. Also prints
+# the seconds from the first registration until each node listed all of them, each node's GC
+# count and time over the run (jstat), and the 1-minute load average's range meanwhile. Needs
+# sluice-bench/target/benchmarks.jar, jcmd and jstat on the PATH.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 instances="${1:-100000}"
@@ -34,15 +38,57 @@ declare -A idle
 sleep 5
 for n in 1 2 3; do idle[$n]=$(live_heap "$n" idle); done
 
-java -Dhold.seconds=600 -cp "$jar" io.sluice.bench.load.NamingFootprint "$owner:$port" \
+# Young and full collections and their seconds since start: YGC YGCT FGC FGCT.
+gc_counts() {
+  jstat -gc "$(pid_of "127.0.0.$1")" | awk 'NR == 2 { print $(NF-6), $(NF-5), $(NF-4), $(NF-3) }'
+}
+
+declare -A gc_before done_at
+for n in 1 2 3; do gc_before[$n]="$(gc_counts "$n")"; done
+wait_seconds="${WAIT_SECONDS:-900}"
+load_min=999
+load_max=0
+started=$(date +%s.%N)
+java -Dhold.seconds=$(( wait_seconds + 300 )) -cp "$jar" io.sluice.bench.load.NamingFootprint "$owner:$port" \
   "$(pid_of "$owner")" "$instances" "$services" 200 0 1 >"$work/footprint.log" 2>&1 &
 driver=$!
-for n in 1 2 3; do
-  until [ "$(instance_count "127.0.0.$n" 2>/dev/null || echo 0)" -ge "$instances" ]; do
-    kill -0 "$driver" 2>/dev/null || { echo "the driver exited:" >&2; cat "$work/footprint.log" >&2; exit 1; }
-    sleep 1
+last_progress=0
+finished=0
+while [ "$finished" -lt 3 ]; do
+  kill -0 "$driver" 2>/dev/null || { echo "the driver exited:" >&2; cat "$work/footprint.log" >&2; exit 1; }
+  load=$(cut -d' ' -f1 /proc/loadavg)
+  load_min=$(awk -v a="$load_min" -v b="$load" 'BEGIN { print (b < a ? b : a) }')
+  load_max=$(awk -v a="$load_max" -v b="$load" 'BEGIN { print (b > a ? b : a) }')
+  elapsed=$(awk -v s="$started" -v now="$(date +%s.%N)" 'BEGIN { printf "%.0f", now - s }')
+  counts=""
+  for n in 1 2 3; do
+    count=$(instance_count "127.0.0.$n" 2>/dev/null || echo 0)
+    counts="$counts $count"
+    if [ -z "${done_at[$n]:-}" ] && [ "$count" -ge "$instances" ]; then
+      done_at[$n]=$(awk -v s="$started" -v now="$(date +%s.%N)" 'BEGIN { printf "%.1f", now - s }')
+      finished=$(( finished + 1 ))
+    fi
   done
+  if [ $(( elapsed - last_progress )) -ge 10 ]; then
+    echo "${elapsed}s instances on nodes 1-3:$counts load $load" >>"$work/progress.txt"
+    last_progress=$elapsed
+  fi
+  if [ "$elapsed" -ge "$wait_seconds" ]; then
+    echo "not every node lists $instances instances after ${wait_seconds} s:$counts (load $load_min-$load_max); see $work" >&2
+    tail -n 5 "$work/progress.txt" >&2
+    exit 1
+  fi
+  sleep 1
 done
+for n in 1 2 3; do
+  read -r ygc ygct fgc fgct <<<"$(gc_counts "$n")"
+  read -r ygc0 ygct0 fgc0 fgct0 <<<"${gc_before[$n]}"
+  awk -v n="$n" -v t="${done_at[$n]}" -v y=$(( ygc - ygc0 )) -v yt="$ygct" -v yt0="$ygct0" \
+    -v f=$(( fgc - fgc0 )) -v ft="$fgct" -v ft0="$fgct0" -v i="$instances" \
+    'BEGIN { printf "node %s listed all %d instances %.1f s after the first registration; GC meanwhile: %d young (%.1f s), %d full (%.1f s)\n", n, i, t, y, yt - yt0, f, ft - ft0 }'
+done
+grep -h "registered in" "$work/footprint.log" || true
+echo "1-min load $load_min-$load_max while registering and replicating"
 sleep 5
 for n in 1 2 3; do
   full=$(live_heap "$n" full)

@@ -53,6 +53,13 @@ import org.slf4j.LoggerFactory;
  * #PREVIEW_EXPIRY_MILLIS} at the latest. Previews never reach {@link #entries}, snapshots or
  * outcomes, so every replica's committed state stays identical.
  *
+ * <p><b>One copy.</b> Every node holds every instance, so a replicated instance must cost no more
+ * than a registered one. A publication is read once per node: its preview's reading is handed to
+ * its apply with the log entry, and the committed copy is the very list the registry lists (for
+ * this node's own entries, the list its clients registered), whichever way it arrived. Names are
+ * shared: node, incarnation and owner interned, the registry's service key, cluster names and
+ * metadata from the registrations' pool ({@link NamingCommand#readInstance}).
+ *
  * <p>Concurrency: apply and snapshots run on the apply thread, previews on Ratis's threads, expiry
  * on the scheduler; each changes {@link #previews} and the registry's remote lists only while
  * holding {@link #previews}, so a preview and the commit of the same entry cannot interleave.
@@ -75,12 +82,20 @@ final class EphemeralStore implements PreviewedState {
   private record Preview(
       long proposerId, long sequence, List<Instance> instances, long previewedAtNanos) {}
 
-  /** One owner's instances in one service, of one incarnation of one node. */
+  /**
+   * One owner's instances in one service, of one incarnation of one node. Read from the log with
+   * its strings interned and the registry's own service key, so the many entries of one owner and
+   * the registry share one copy of each name.
+   */
   record Entry(String node, String incarnation, String owner, ServiceKey service) {
+    /** The owner the registry lists this entry under; interned, as every service keeps it. */
     String remoteOwner() {
-      return "@" + node + "/" + incarnation + "/" + owner;
+      return ("@" + node + "/" + incarnation + "/" + owner).intern();
     }
   }
+
+  /** A publication as read from its command: what a preview hands to the apply of its entry. */
+  private record Publication(Entry entry, List<Instance> instances) {}
 
   private final ServiceRegistry registry;
   private final ServerClock clock;
@@ -129,46 +144,56 @@ final class EphemeralStore implements PreviewedState {
         });
   }
 
+  /**
+   * Lists another node's publication at once and returns it as read, so that its apply keeps these
+   * same instances (one copy on this node, not one per reading).
+   */
   @Override
-  public void preview(ByteBuffer command, long proposerId, long sequence) {
+  public Object preview(ByteBuffer command, long proposerId, long sequence) {
     try {
       DataInputStream in = open(command);
       if (in.readByte() != PUBLISH) {
-        return; // drops wait for their commit
+        return null; // drops wait for their commit
       }
       Entry entry = readEntry(in);
       if (isSelf(entry)) {
-        return;
+        return null; // its apply shares the registry's own instances instead
       }
       List<Instance> instances = readInstances(in);
       synchronized (previews) {
         Preview shown = previews.get(entry);
-        if (shown != null && shown.proposerId() == proposerId && shown.sequence() > sequence) {
-          return;
+        if (shown == null || shown.proposerId() != proposerId || shown.sequence() <= sequence) {
+          previews.put(entry, new Preview(proposerId, sequence, instances, clock.nanoTime()));
+          list(entry, instances);
         }
-        previews.put(entry, new Preview(proposerId, sequence, instances, clock.nanoTime()));
-        list(entry, instances);
       }
+      return new Publication(entry, instances);
     } catch (IOException | RuntimeException e) {
       // Not listed early; its apply decides (and reports) once it commits.
       log.debug("ephemeral command not previewed: {}", e.toString());
+      return null;
     }
   }
 
   @Override
   public Object apply(ByteBuffer command, long logIndex) {
-    return apply(command, logIndex, 0, 0);
+    return apply(command, logIndex, 0, 0, null);
   }
 
   @Override
-  public Object apply(ByteBuffer command, long logIndex, long proposerId, long sequence) {
+  public Object apply(
+      ByteBuffer command, long logIndex, long proposerId, long sequence, Object previewed) {
     try {
-      DataInputStream in = open(command);
-      byte op = in.readByte();
+      Publication publication = previewed instanceof Publication p ? p : null;
+      DataInputStream in = publication == null ? open(command) : null;
+      byte op = publication == null ? in.readByte() : PUBLISH;
       if (op == PUBLISH) {
-        Entry entry = readEntry(in);
-        List<Instance> instances = readInstances(in);
+        if (publication == null) {
+          publication = new Publication(readEntry(in), readInstances(in));
+        }
+        Entry entry = publication.entry();
         synchronized (previews) {
+          List<Instance> instances = sharedWithRegistry(entry, publication.instances());
           Preview shown = previews.get(entry);
           if (shown != null && shown.proposerId() == proposerId && shown.sequence() > sequence) {
             store(entry, instances); // a newer publication is listed already; it commits next
@@ -282,6 +307,19 @@ final class EphemeralStore implements PreviewedState {
     }
   }
 
+  /**
+   * What the registry lists for the entry if it equals {@code instances}, else {@code instances}:
+   * so the committed copy is the very list the registry holds, one copy of each instance, whether
+   * the registry has it from this node's own clients (the entry is this node's), from the preview
+   * (when the apply was not handed its reading) or from an earlier identical publication. Callers
+   * hold {@link #previews}.
+   */
+  private List<Instance> sharedWithRegistry(Entry entry, List<Instance> instances) {
+    String owner = isSelf(entry) ? entry.owner() : entry.remoteOwner();
+    List<Instance> listed = registry.publishedBy(owner, entry.service());
+    return listed.equals(instances) ? listed : instances;
+  }
+
   /** Replaces an entry and mirrors it into the registry. Callers hold {@link #previews}. */
   private void put(Entry entry, List<Instance> instances) {
     store(entry, instances);
@@ -321,12 +359,25 @@ final class EphemeralStore implements PreviewedState {
     return new DataInputStream(new ByteArrayInputStream(bytes));
   }
 
-  private static Entry readEntry(DataInputStream in) throws IOException {
+  /**
+   * Reads an entry's names, interned: a node, an incarnation and an owner recur in every entry they
+   * publish, and the JVM's string table forgets them once no entry holds them. The service key is
+   * the registry's when it has the service.
+   */
+  private Entry readEntry(DataInputStream in) throws IOException {
     return new Entry(
-        LengthPrefixedString.read(in, MAX_STRING_BYTES),
-        LengthPrefixedString.read(in, MAX_STRING_BYTES),
-        LengthPrefixedString.read(in, MAX_STRING_BYTES),
-        NamingCommand.readService(in));
+        readName(in),
+        readName(in),
+        readName(in),
+        registry.sharedKey(NamingCommand.readService(in)));
+  }
+
+  private static String readName(DataInputStream in) throws IOException {
+    String name = LengthPrefixedString.read(in, MAX_STRING_BYTES);
+    if (name == null) {
+      throw new IOException("missing name: corrupt input");
+    }
+    return name.intern();
   }
 
   private static List<Instance> readInstances(DataInputStream in) throws IOException {

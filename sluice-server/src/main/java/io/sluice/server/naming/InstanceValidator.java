@@ -19,9 +19,9 @@ public final class InstanceValidator {
 
   /**
    * Shared by every registry in the process: canonical copies of strings are values, not state, and
-   * sharing them across registries only saves more.
+   * sharing them across registries only saves more. Instances read from the log use it too.
    */
-  private static final CanonicalStrings STRINGS = new CanonicalStrings();
+  static final CanonicalStrings STRINGS = new CanonicalStrings();
 
   private InstanceValidator() {}
 

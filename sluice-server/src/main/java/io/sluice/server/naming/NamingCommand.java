@@ -184,7 +184,11 @@ sealed interface NamingCommand {
   }
 
   static ServiceKey readService(DataInputStream in) throws IOException {
-    return ServiceKey.of(readString(in), readString(in), readString(in));
+    // Namespaces and groups repeat across every service: one copy of each.
+    return ServiceKey.of(
+        InstanceValidator.STRINGS.of(readString(in)),
+        InstanceValidator.STRINGS.of(readString(in)),
+        readString(in));
   }
 
   static void writeInstance(DataOutputStream out, Instance i) throws IOException {
@@ -203,6 +207,11 @@ sealed interface NamingCommand {
     out.writeLong(i.ipDeleteTimeoutMillis());
   }
 
+  /**
+   * Reads an instance with its cluster name and metadata shared as a registration's are ({@link
+   * InstanceValidator#STRINGS}), so a replicated or replayed instance costs what a registered one
+   * does.
+   */
   static Instance readInstance(DataInputStream in) throws IOException {
     String instanceId = readString(in);
     return new Instance(
@@ -213,8 +222,8 @@ sealed interface NamingCommand {
         in.readBoolean(),
         in.readBoolean(),
         in.readBoolean(),
-        readString(in),
-        readMap(in),
+        InstanceValidator.STRINGS.of(readString(in)),
+        InstanceValidator.STRINGS.of(readMap(in)),
         in.readLong(),
         in.readLong(),
         in.readLong());

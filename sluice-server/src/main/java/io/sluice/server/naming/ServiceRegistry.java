@@ -91,6 +91,15 @@ final class ServiceRegistry {
         : new ServiceView(key, List.of(), ServiceMeta.DEFAULT, refTimes.current());
   }
 
+  /**
+   * The key the registry holds for this service, else {@code key}: what keeps a service's key
+   * (replicated entries, indexes) should share the registry's copy instead of one per reading.
+   */
+  ServiceKey sharedKey(ServiceKey key) {
+    Service service = services.get(key);
+    return service == null ? key : service.key;
+  }
+
   boolean exists(ServiceKey key) {
     Service service = services.get(key);
     return service != null && service.isListed();

@@ -46,7 +46,8 @@ import org.slf4j.LoggerFactory;
  * on the leader from {@link #preAppendTransaction} (called in log order, just before the entry is
  * appended), on a follower from {@link #startTransaction(LogEntryProto, RaftPeerRole)} (called as
  * the leader's append is added to the log, before it is flushed; or, for an entry this node did not
- * receive that way, such as one replayed at start, just before its apply).
+ * receive that way, such as one replayed at start, just before its apply). What they read of the
+ * batch rides on the entry's Ratis transaction to its apply, so a replica reads each command once.
  *
  * <p>A state that throws does not stop replication: the command's future fails with {@link
  * StateApplyException} and the next command is applied. An entry that is not a batch this code can
@@ -184,32 +185,48 @@ final class ReplicationStateMachine extends BaseStateMachine {
     return snapshots.getLatestSnapshot();
   }
 
-  /** The leader: a batch is about to be appended to its log. */
+  /**
+   * The leader: a batch is about to be appended to its log. What the previews read travels with the
+   * transaction, which Ratis hands to {@link #applyTransaction} for the same entry.
+   */
   @Override
   public TransactionContext preAppendTransaction(TransactionContext transaction)
       throws IOException {
     if (anyPreviewed) {
-      previewBatch(transaction.getStateMachineLogEntry().getLogData().asReadOnlyByteBuffer());
+      transaction.setStateMachineContext(
+          previewBatch(transaction.getStateMachineLogEntry().getLogData().asReadOnlyByteBuffer()));
     }
     return super.preAppendTransaction(transaction);
   }
 
-  /** A follower: the leader's entry is being added to this node's log (or is about to apply). */
+  /**
+   * A follower: the leader's entry is being added to this node's log (or is about to apply). Ratis
+   * keeps the transaction made here (by entry) until the entry is applied or truncated, and hands
+   * it to {@link #applyTransaction}.
+   */
   @Override
   public TransactionContext startTransaction(LogEntryProto entry, RaftPeerRole role) {
+    TransactionContext transaction = super.startTransaction(entry, role);
     if (anyPreviewed && entry.hasStateMachineLogEntry()) {
-      previewBatch(entry.getStateMachineLogEntry().getLogData().asReadOnlyByteBuffer());
+      transaction.setStateMachineContext(
+          previewBatch(entry.getStateMachineLogEntry().getLogData().asReadOnlyByteBuffer()));
     }
-    return super.startTransaction(entry, role);
+    return transaction;
   }
 
   @Override
   public CompletableFuture<Message> applyTransaction(TransactionContext transaction) {
     LogEntryProto entry = transaction.getLogEntry();
     long index = entry.getIndex();
+    PreviewedBatch previews =
+        transaction.getStateMachineContext() instanceof PreviewedBatch p ? p : null;
+    // Ratis may keep the transaction a while after the apply; what the previews read is not needed
+    // any more.
+    transaction.setStateMachineContext(null);
     midApply = true;
     try {
-      applyBatch(entry.getStateMachineLogEntry().getLogData().asReadOnlyByteBuffer(), index);
+      applyBatch(
+          entry.getStateMachineLogEntry().getLogData().asReadOnlyByteBuffer(), index, previews);
     } catch (CommandBatch.MalformedBatchException | UnknownFormatException e) {
       log.error(
           "log entry {} is not a command batch this version can read; replication stops here"
@@ -390,16 +407,22 @@ final class ReplicationStateMachine extends BaseStateMachine {
     snapshotsRefused = true;
   }
 
-  private void applyBatch(ByteBuffer data, long index) {
+  private void applyBatch(ByteBuffer data, long index, PreviewedBatch previews) {
     CommandBatch.Reader batch = CommandBatch.read(data);
     boolean local = batch.proposerId() == localProposerId;
     Object[] outcomes = local ? new Object[batch.count()] : null;
+    Object[] previewed = previews == null ? null : previews.readingsOf(batch);
     int position = 0;
     long failed = 0;
     while (batch.next()) {
       Object outcome =
           applyCommand(
-              batch.stateName(), batch.command(), index, batch.proposerId(), batch.sequence());
+              batch.stateName(),
+              batch.command(),
+              index,
+              batch.proposerId(),
+              batch.sequence(),
+              previewed == null ? null : previewed[position]);
       if (outcome instanceof ApplyFailure) {
         failed++;
       }
@@ -417,21 +440,48 @@ final class ReplicationStateMachine extends BaseStateMachine {
   }
 
   /**
-   * Shows the previewed states their commands of a batch not yet committed. Runs on Ratis's threads
-   * (under its log lock), so it only decodes and hands over; nothing it meets may fail the append:
-   * an unreadable batch is left to {@link #applyTransaction}, which stops on it.
+   * What the previewed states read of one batch, by command position (null where a command is not a
+   * previewed state's, or its state returned nothing), handed to their apply with the entry.
    */
-  private void previewBatch(ByteBuffer data) {
+  private record PreviewedBatch(long proposerId, long sequence, Object[] readings) {
+    /** The readings, if they are of this batch (always, unless Ratis mixed up transactions). */
+    Object[] readingsOf(CommandBatch.Reader batch) {
+      return proposerId == batch.proposerId()
+              && sequence == batch.sequence()
+              && readings.length == batch.count()
+          ? readings
+          : null;
+    }
+  }
+
+  /**
+   * Shows the previewed states their commands of a batch not yet committed and returns what they
+   * read, or null when they read nothing. Runs on Ratis's threads (under its log lock), so it only
+   * decodes and hands over; nothing it meets may fail the append: an unreadable batch is left to
+   * {@link #applyTransaction}, which stops on it.
+   */
+  private PreviewedBatch previewBatch(ByteBuffer data) {
     try {
       CommandBatch.Reader batch = CommandBatch.read(data);
-      while (batch.next()) {
+      Object[] readings = null;
+      for (int position = 0; batch.next(); position++) {
         PreviewedState state = previewedNamed(batch.stateName());
         if (state != null) {
-          state.preview(batch.command(), batch.proposerId(), batch.sequence());
+          Object reading = state.preview(batch.command(), batch.proposerId(), batch.sequence());
+          if (reading != null) {
+            if (readings == null) {
+              readings = new Object[batch.count()];
+            }
+            readings[position] = reading;
+          }
         }
       }
+      return readings == null
+          ? null
+          : new PreviewedBatch(batch.proposerId(), batch.sequence(), readings);
     } catch (RuntimeException e) {
       log.debug("batch not previewed; it is applied if it commits", e);
+      return null;
     }
   }
 
@@ -445,7 +495,12 @@ final class ReplicationStateMachine extends BaseStateMachine {
   }
 
   private Object applyCommand(
-      ByteBuffer stateName, ByteBuffer command, long index, long proposerId, long sequence) {
+      ByteBuffer stateName,
+      ByteBuffer command,
+      long index,
+      long proposerId,
+      long sequence,
+      Object previewed) {
     ReplicatedState state = stateNamed(stateName);
     if (state == null) {
       String name = StandardCharsets.UTF_8.decode(stateName.duplicate()).toString();
@@ -457,7 +512,7 @@ final class ReplicationStateMachine extends BaseStateMachine {
     }
     try {
       return state instanceof PreviewedState p
-          ? p.apply(command, index, proposerId, sequence)
+          ? p.apply(command, index, proposerId, sequence, previewed)
           : state.apply(command, index);
     } catch (UnknownFormatException e) {
       throw e;

@@ -388,6 +388,11 @@ class ClusterIT {
     // The pinned client comes back to its node and registers again; everyone sees it.
     awaitListed(witness, "pinned-svc", "127.0.0.11", true, 60);
     awaitListed(victim, "roaming-svc", "127.0.0.10", true, 30);
+    // And once each: nothing of the dead incarnation is left beside the new registrations.
+    for (int node = 0; node < 3; node++) {
+      awaitListedExactly(node, "pinned-svc", java.util.Set.of("127.0.0.11:30001"), 30);
+      awaitListedExactly(node, "roaming-svc", java.util.Set.of("127.0.0.10:30000"), 30);
+    }
   }
 
   @Test
@@ -647,13 +652,39 @@ class ClusterIT {
   void aNodeDownThroughManyWritesCatchesUpFromASnapshot() throws Exception {
     int leader = cluster.awaitLeader(LEADER_PATIENCE_SECONDS);
     int lagging = (leader + 1) % 3;
-    cluster.stop(lagging);
-    long laggingLast = cluster.logRange(lagging)[1];
     List<Integer> live = new ArrayList<>();
     for (int node = 0; node < 3; node++) {
       if (node != lagging) {
         live.add(node);
       }
+    }
+    // Ephemeral instances owned on both live nodes, listed everywhere before the node goes down;
+    // while it is down one owner goes away and the other registers more, so the node that comes
+    // back must take what it lists from the snapshot and the log after it, and nothing else.
+    NamingService staying = namingClient(cluster.address(live.get(0)));
+    NamingService leaving = namingClient(cluster.address(live.get(1)));
+    for (int i = 0; i < 5; i++) {
+      staying.registerInstance("snap-svc-" + i, "127.0.0.20", 31_000 + i);
+      leaving.registerInstance("snap-svc-" + i, "127.0.0.21", 31_000 + i);
+    }
+    for (int i = 0; i < 5; i++) {
+      for (int node = 0; node < 3; node++) {
+        awaitListedExactly(
+            node,
+            "snap-svc-" + i,
+            java.util.Set.of("127.0.0.20:" + (31_000 + i), "127.0.0.21:" + (31_000 + i)),
+            30);
+      }
+    }
+    cluster.stop(lagging);
+    long laggingLast = cluster.logRange(lagging)[1];
+    leaving.shutDown();
+    clients.remove(leaving);
+    // A client of its own: a Nacos 2.x connection holds one instance per service, so the staying
+    // client registering again would replace its first instance.
+    NamingService arriving = namingClient(cluster.address(live.get(1)));
+    for (int i = 0; i < 5; i++) {
+      arriving.registerInstance("snap-svc-" + i, "127.0.0.22", 31_000 + i);
     }
     // Writes of a few KB, one key per writer, until every live node has snapshotted and purged
     // the log the lagging node would need: it can then only catch up from a snapshot.
@@ -703,6 +734,17 @@ class ClusterIT {
       assertThat(Long.parseLong(read.body().substring(0, read.body().indexOf(':'))))
           .as("catch-up-%d on the node that was down", w)
           .isGreaterThanOrEqualTo(lastAcked[w]);
+    }
+    // Every node, the one back from a snapshot included, lists exactly the ephemeral instances
+    // whose owners are alive: the departed owner's are gone, the later registrations are there.
+    for (int i = 0; i < 5; i++) {
+      for (int node = 0; node < 3; node++) {
+        awaitListedExactly(
+            node,
+            "snap-svc-" + i,
+            java.util.Set.of("127.0.0.20:" + (31_000 + i), "127.0.0.22:" + (31_000 + i)),
+            60);
+      }
     }
     System.out.printf(
         "snapshot catch-up: node %d was down through %d writes (its log ended at %d; the others'"
@@ -838,6 +880,38 @@ class ClusterIT {
             + ip
             + ": "
             + body);
+  }
+
+  /**
+   * Waits until the node lists exactly these {@code ip:port}s for the service, each once (an
+   * instance listed under two owners, such as a dead node's copy beside its re-registration, is
+   * listed twice).
+   */
+  private void awaitListedExactly(
+      int node, String service, java.util.Set<String> expected, int seconds) throws Exception {
+    List<String> wanted = expected.stream().sorted().toList();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+    List<String> listed = List.of();
+    while (System.nanoTime() < deadline) {
+      HttpResponse<String> response =
+          cluster.get(node, "/v1/ns/instance/list?serviceName=" + service);
+      if (response.statusCode() == 200) {
+        listed = new ArrayList<>();
+        for (com.fasterxml.jackson.databind.JsonNode host :
+            new com.fasterxml.jackson.databind.ObjectMapper()
+                .readTree(response.body())
+                .path("hosts")) {
+          listed.add(host.path("ip").asText() + ":" + host.path("port").asInt());
+        }
+        listed.sort(null);
+        if (listed.equals(wanted)) {
+          return;
+        }
+      }
+      Thread.sleep(50);
+    }
+    throw new AssertionError(
+        service + " on node " + node + " lists " + listed + ", expected exactly " + expected);
   }
 
   private HttpResponse<String> publish(int node, String dataId, String content) throws Exception {

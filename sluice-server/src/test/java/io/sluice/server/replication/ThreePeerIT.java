@@ -74,6 +74,12 @@ class ThreePeerIT {
       assertThat(previewLogs[i].appliedUnpreviewed())
           .as("every batch previewed on %s before it applied", peers.get(i))
           .isEmpty();
+      assertThat(previewLogs[i].appliedWithoutReading())
+          .as("every apply on %s given what its preview read", peers.get(i))
+          .isEmpty();
+      assertThat(previewLogs[i].mismatchedReadings())
+          .as("each apply on %s given its own entry's reading", peers.get(i))
+          .isEmpty();
     }
 
     java.lang.management.ThreadMXBean threads =
@@ -245,6 +251,10 @@ class ThreePeerIT {
     private final List<String> applied = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final List<String> appliedUnpreviewed =
         new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<String> mismatchedReadings =
+        new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<String> appliedWithoutReading =
+        new java.util.concurrent.CopyOnWriteArrayList<>();
 
     @Override
     public String name() {
@@ -252,17 +262,29 @@ class ThreePeerIT {
     }
 
     @Override
-    public void preview(java.nio.ByteBuffer command, long proposerId, long sequence) {
-      previewed.add(proposerId + "/" + sequence + "/" + command.get(command.position()));
+    public Object preview(java.nio.ByteBuffer command, long proposerId, long sequence) {
+      String batch = proposerId + "/" + sequence + "/" + command.get(command.position());
+      previewed.add(batch);
+      return batch;
     }
 
     @Override
     public Object apply(
-        java.nio.ByteBuffer command, long logIndex, long proposerId, long sequence) {
+        java.nio.ByteBuffer command,
+        long logIndex,
+        long proposerId,
+        long sequence,
+        Object previewReading) {
       String batch = proposerId + "/" + sequence + "/" + command.get(command.position());
       applied.add(batch);
       if (!previewed.contains(batch)) {
         appliedUnpreviewed.add(batch);
+      }
+      if (previewReading != null && !previewReading.equals(batch)) {
+        mismatchedReadings.add(previewReading + " handed to the apply of " + batch);
+      }
+      if (previewReading == null) {
+        appliedWithoutReading.add(batch);
       }
       return null;
     }
@@ -278,6 +300,14 @@ class ThreePeerIT {
 
     List<String> appliedUnpreviewed() {
       return appliedUnpreviewed;
+    }
+
+    List<String> mismatchedReadings() {
+      return mismatchedReadings;
+    }
+
+    List<String> appliedWithoutReading() {
+      return appliedWithoutReading;
     }
 
     @Override
