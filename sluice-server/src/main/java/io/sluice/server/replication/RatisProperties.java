@@ -29,11 +29,6 @@ final class RatisProperties {
   /** How long a membership change may take, new members' catch-up included. */
   static final long MEMBERSHIP_CHANGE_MILLIS = 120_000;
 
-  /** A standalone leader's idle check interval (the RPC timeouts past the first election). */
-  static final TimeDuration STANDALONE_LEADER_CHECK_MIN = TimeDuration.valueOf(1, TimeUnit.SECONDS);
-
-  static final TimeDuration STANDALONE_LEADER_CHECK_MAX = TimeDuration.valueOf(2, TimeUnit.SECONDS);
-
   private RatisProperties() {}
 
   static RaftProperties from(ReplicationOptions options) {
@@ -54,20 +49,10 @@ final class RatisProperties {
     // the whole of the start-up delay; a cluster needs timeouts well above pauses (see options).
     TimeDuration min = millis(options.electionTimeoutMin().toMillis());
     TimeDuration max = millis(options.electionTimeoutMax().toMillis());
+    RaftServerConfigKeys.Rpc.setTimeoutMin(properties, min);
+    RaftServerConfigKeys.Rpc.setTimeoutMax(properties, max);
     RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMin(properties, min);
     RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMax(properties, max);
-    if (options.standalone()) {
-      // Only the first election after a start waits the short timeout. A leader's event
-      // processor wakes every maximum RPC timeout to check it still leads (Ratis's LeaderStateImpl
-      // polls its event queue that long), which a one-peer group always does: at 10 ms, 100
-      // wake-ups a second, ~5 % of a core on an idle server. Later elections (a one-peer group
-      // has none unless its engine restarts, which starts over with the first) wait these.
-      RaftServerConfigKeys.Rpc.setTimeoutMin(properties, STANDALONE_LEADER_CHECK_MIN);
-      RaftServerConfigKeys.Rpc.setTimeoutMax(properties, STANDALONE_LEADER_CHECK_MAX);
-    } else {
-      RaftServerConfigKeys.Rpc.setTimeoutMin(properties, min);
-      RaftServerConfigKeys.Rpc.setTimeoutMax(properties, max);
-    }
     if (options.standalone()) {
       // The pre-vote round only protects a cluster from a partitioned peer raising terms.
       RaftServerConfigKeys.LeaderElection.setPreVote(properties, false);
