@@ -47,6 +47,10 @@ class GarbledMemberAnswerIT {
 
   @BeforeAll
   void start() throws Exception {
+    // The second both the node's report and the member's instance have as their newest: the
+    // series shows seconds up to the oldest newest second of the application's instances, so the
+    // member must not claim an older one than the node's report (or the node's point is cut off).
+    long reportSecond = System.currentTimeMillis() / 1000 - 1;
     vertx = Vertx.vertx();
     member =
         vertx
@@ -66,7 +70,7 @@ class GarbledMemberAnswerIT {
                                   + "\"lastReportMillis\":"
                                   + System.currentTimeMillis()
                                   + ",\"newestSecond\":"
-                                  + (System.currentTimeMillis() / 1000 - 2)
+                                  + reportSecond
                                   + ",\"resourcesSeen\":1,\"series\":1,\"droppedByAgent\":0}]}]}"
                               : HTML);
                 })
@@ -99,7 +103,7 @@ class GarbledMemberAnswerIT {
             + "\",\"instance\":\"1@node\",\"sentAt\":"
             + now
             + ",\"seconds\":[{\"t\":"
-            + (now / 1000 * 1000 - 1000)
+            + reportSecond * 1000
             + ",\"resources\":[{\"name\":\""
             + RESOURCE
             + "\",\"pass\":5}]}]}";
