@@ -13,6 +13,8 @@
 # sharing one core compile the same code three times over: with 5 s, C2 was still 36-49 % of every
 # node's CPU in the measured window (async-profiler), so the figures measured the JIT.
 # SCENARIOS (default all four) picks the scenarios, space-separated.
+# DRIVER_ARGS are added to the driver's arguments, e.g. DRIVER_ARGS="--concurrency 1 --connections 1"
+# for commit latency with one write in flight (no queueing behind other writes).
 # Pinning: every node on CPUS_NODES (default 0), the driver on CPUS_DRIVER (default 1), as the
 # standalone runs in sluice-bench/README.md; on a machine with more cores give each node its own.
 # Needs sluice-bench/target/benchmarks.jar (see sluice-bench/README.md, "Build").
@@ -22,6 +24,7 @@ through="${1:-follower}"
 seconds="${2:-20}"
 warmup="${WARMUP:-30}"
 scenarios="${SCENARIOS:-config-query config-publish naming-register naming-query}"
+read -r -a driver_args <<< "${DRIVER_ARGS:-}"
 cpus_nodes="${CPUS_NODES:-0}"
 cpus_driver="${CPUS_DRIVER:-1}"
 port="${PORT:-28848}"
@@ -40,7 +43,8 @@ echo "start $(date -u +%H:%M:%S) UTC, 1-min load $(cut -d' ' -f1 /proc/loadavg)"
 for scenario in $scenarios; do
   taskset -c "$cpus_driver" java -cp "$jar" io.sluice.bench.load.LoadDriver run \
     --server "$target:$port" --server-pid "$all_pids" --client lean --scenarios "$scenario" \
-    --loop closed --duration "$seconds" --warmup "$warmup" --out "$work/results.jsonl" | grep '^{' || true
+    --loop closed --duration "$seconds" --warmup "$warmup" ${driver_args[@]+"${driver_args[@]}"} \
+    --out "$work/results.jsonl" | grep '^{' || true
 done
 echo "end $(date -u +%H:%M:%S) UTC, 1-min load $(cut -d' ' -f1 /proc/loadavg)"
 python3 - "$work/results.jsonl" "$through" <<'PY'
