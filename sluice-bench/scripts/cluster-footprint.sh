@@ -38,9 +38,12 @@ declare -A idle
 sleep 5
 for n in 1 2 3; do idle[$n]=$(live_heap "$n" idle); done
 
-# Young and full collections and their seconds since start: YGC YGCT FGC FGCT.
+# Young and full collections and their seconds since start, then G1's concurrent cycles and the
+# seconds of their pauses (remark, cleanup; "-" with the serial collector, read as 0):
+# YGC YGCT FGC FGCT CGC CGCT.
 gc_counts() {
-  jstat -gc "$(pid_of "127.0.0.$1")" | awk 'NR == 2 { print $(NF-6), $(NF-5), $(NF-4), $(NF-3) }'
+  jstat -gc "$(pid_of "127.0.0.$1")" | awk 'NR == 2 {
+    print $(NF-6), $(NF-5), $(NF-4), $(NF-3), ($(NF-2) == "-" ? 0 : $(NF-2)), ($(NF-1) == "-" ? 0 : $(NF-1)) }'
 }
 
 declare -A gc_before done_at
@@ -81,11 +84,12 @@ while [ "$finished" -lt 3 ]; do
   sleep 1
 done
 for n in 1 2 3; do
-  read -r ygc ygct fgc fgct <<<"$(gc_counts "$n")"
-  read -r ygc0 ygct0 fgc0 fgct0 <<<"${gc_before[$n]}"
+  read -r ygc ygct fgc fgct cgc cgct <<<"$(gc_counts "$n")"
+  read -r ygc0 ygct0 fgc0 fgct0 cgc0 cgct0 <<<"${gc_before[$n]}"
   awk -v n="$n" -v t="${done_at[$n]}" -v y=$(( ygc - ygc0 )) -v yt="$ygct" -v yt0="$ygct0" \
-    -v f=$(( fgc - fgc0 )) -v ft="$fgct" -v ft0="$fgct0" -v i="$instances" \
-    'BEGIN { printf "node %s listed all %d instances %.1f s after the first registration; GC meanwhile: %d young (%.1f s), %d full (%.1f s)\n", n, i, t, y, yt - yt0, f, ft - ft0 }'
+    -v f=$(( fgc - fgc0 )) -v ft="$fgct" -v ft0="$fgct0" -v c=$(( cgc - cgc0 )) -v ct="$cgct" \
+    -v ct0="$cgct0" -v i="$instances" \
+    'BEGIN { printf "node %s listed all %d instances %.1f s after the first registration; GC meanwhile: %d young (%.1f s), %d full (%.1f s), %d concurrent cycles (%.1f s of pauses)\n", n, i, t, y, yt - yt0, f, ft - ft0, c, ct - ct0 }'
 done
 grep -h "registered in" "$work/footprint.log" || true
 echo "1-min load $load_min-$load_max while registering and replicating"

@@ -16,8 +16,9 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * Every thread the server creates for itself, named, and closed together: the scheduler of periodic
- * work, the config fan-out, the naming push thread, password hashing, and Vert.x (the HTTP event
- * loops and its two workers). gRPC's event loops and the store's threads belong to those parts.
+ * work, the store's supervisor, the config fan-out, the naming push thread, password hashing, and
+ * Vert.x (the HTTP event loops and its two workers). gRPC's event loops and the store's threads
+ * belong to those parts.
  */
 final class ServerThreads implements AutoCloseable {
   private static final long CLOSE_TIMEOUT_SECONDS = 5;
@@ -28,6 +29,13 @@ final class ServerThreads implements AutoCloseable {
 
   /** Sweeps, health-check rounds, history purges, push retries of config listeners. */
   final ScheduledExecutorService scheduler = scheduled("sluice-scheduler");
+
+  /**
+   * Watches the store and the disk it writes to, and starts restarts of a failed store: alone on
+   * its thread, so that however busy {@link #scheduler} is (replicating a large registration), a
+   * stopped store is noticed and restarted on time.
+   */
+  final ScheduledExecutorService storeSupervisor = scheduled("sluice-store-supervisor");
 
   /** Tells config watchers of changes, one key at a time. */
   final ExecutorService fanout = Executors.newSingleThreadExecutor(daemon("sluice-fanout"));
@@ -73,11 +81,15 @@ final class ServerThreads implements AutoCloseable {
       await(vertx.close(), VERTX_CLOSE_TIMEOUT_SECONDS);
     } finally {
       for (ExecutorService executor :
-          new ExecutorService[] {pushThread, fanout, scheduler, hashing, faultLogWriter}) {
+          new ExecutorService[] {
+            pushThread, fanout, scheduler, storeSupervisor, hashing, faultLogWriter
+          }) {
         executor.shutdownNow();
       }
       for (ExecutorService executor :
-          new ExecutorService[] {pushThread, fanout, scheduler, hashing, faultLogWriter}) {
+          new ExecutorService[] {
+            pushThread, fanout, scheduler, storeSupervisor, hashing, faultLogWriter
+          }) {
         executor.awaitTermination(CLOSE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
       }
     }

@@ -175,7 +175,7 @@ public final class SluiceServer implements AutoCloseable {
     started.push(threads);
     StartingReplicator replicator = new StartingReplicator(options.standalone());
     DiskSpaceGuard disk =
-        new DiskSpaceGuard(options.dataDir(), options.minFreeDiskBytes(), threads.scheduler);
+        new DiskSpaceGuard(options.dataDir(), options.minFreeDiskBytes(), threads.storeSupervisor);
     started.push(disk);
     ReplicatedWrites writes = new ReplicatedWrites(replicator, disk, clock);
     ServerMetrics metrics = new ServerMetrics();
@@ -199,9 +199,9 @@ public final class SluiceServer implements AutoCloseable {
           states.add(auth.state());
           return replication.start(replicationOptions, states);
         });
-    // A log that failed on a full disk, or a dead Ratis thread: refuse writes with the reason and
-    // restart the engine in-process once the disk lets it.
-    replicator.supervise(threads.scheduler, disk, clock);
+    // A log that failed on a full disk, a dead Ratis thread, a member Ratis shut down: refuse
+    // writes with the reason and restart the engine in-process once the disk lets it.
+    replicator.supervise(threads.storeSupervisor, disk, clock);
     // With auth on, the server serves once the installation's token key and admin exist.
     CompletableFuture<Void> ready =
         auth.service().enabled()

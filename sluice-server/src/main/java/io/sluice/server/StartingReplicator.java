@@ -27,19 +27,24 @@ import org.slf4j.LoggerFactory;
  * <p>It exists before the replicated states, so that every feature can be built in one step with
  * its writes going here; {@link #start} then starts the real one once all states are known.
  *
- * <p>It also keeps the store alive ({@link #supervise}): once a second it asks the engine whether
- * it can still commit ({@link RatisReplicator#failure()}: its log failed on a full disk, a Ratis
- * thread died). While it cannot, writes fail at once with the reason, readiness reports it, and as
- * soon as the write gate allows (space is back) the engine is restarted in-process from durable
- * state ({@link RatisReplicator#restart}), every {@value #RESTART_RETRY_MILLIS} ms until it works.
- * A cluster node removed from the group by a membership change also stops committing, on purpose:
- * it is not restarted, and readiness says it was removed ({@link #removal()}).
+ * <p>It also keeps the store alive ({@link #supervise}): once a second, on a thread of its own so
+ * that no other background work can delay it, it asks the engine whether it can still commit
+ * ({@link RatisReplicator#failure()}: its log failed on a full disk, a Ratis thread died, Ratis
+ * shut the member down after a JVM pause longer than its close threshold). While it cannot, writes
+ * fail at once with the reason, readiness reports it, and as soon as the write gate allows (space
+ * is back) the engine is restarted in-process from durable state ({@link RatisReplicator#restart}).
+ * A failed restart is tried again after {@value #FIRST_RETRY_MILLIS} ms, then twice as long each
+ * time up to {@value #MAX_RETRY_MILLIS} ms, until it works; each attempt that fails is logged once
+ * and readiness names it. A cluster node removed from the group by a membership change also stops
+ * committing, on purpose: it is not restarted, and readiness says it was removed ({@link
+ * #removal()}).
  */
 final class StartingReplicator implements Replicator, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(StartingReplicator.class);
 
   static final long CHECK_MILLIS = 1_000;
-  static final long RESTART_RETRY_MILLIS = 5_000;
+  static final long FIRST_RETRY_MILLIS = 1_000;
+  static final long MAX_RETRY_MILLIS = 30_000;
 
   private final CompletableFuture<Replicator> starting = new CompletableFuture<>();
   private final boolean standalone;
@@ -61,8 +66,11 @@ final class StartingReplicator implements Replicator, AutoCloseable {
   private volatile String removal;
 
   private final AtomicBoolean restarting = new AtomicBoolean();
+
+  /** Restarts tried since the engine last worked; 0 while none failed. */
+  private volatile int failedRestarts;
+
   private volatile long nextRestartNanos;
-  private volatile String lastRestartFailure;
   private volatile boolean closed;
 
   /**
@@ -94,11 +102,14 @@ final class StartingReplicator implements Replicator, AutoCloseable {
   }
 
   /**
-   * Checks the engine every {@value #CHECK_MILLIS} ms on {@code scheduler}, and restarts a failed
+   * Checks the engine every {@value #CHECK_MILLIS} ms on {@code supervisor}, and restarts a failed
    * one (on a thread of its own) while {@code gate} lets writes through.
+   *
+   * @param supervisor a thread for this alone: a busy shared scheduler once kept a stopped store
+   *     from being restarted for minutes
    */
-  void supervise(ScheduledExecutorService scheduler, WriteGate gate, ServerClock clock) {
-    scheduler.scheduleWithFixedDelay(
+  void supervise(ScheduledExecutorService supervisor, WriteGate gate, ServerClock clock) {
+    supervisor.scheduleWithFixedDelay(
         () -> check(gate, clock), CHECK_MILLIS, CHECK_MILLIS, TimeUnit.MILLISECONDS);
   }
 
@@ -152,19 +163,20 @@ final class StartingReplicator implements Replicator, AutoCloseable {
       log.error("the store cannot commit writes: {}", failure);
     }
     String blocked = gate.refusal();
-    if (blocked != null
-        || (lastRestartFailure != null && clock.nanoTime() - nextRestartNanos < 0)) {
+    if (blocked != null || (failedRestarts > 0 && clock.nanoTime() - nextRestartNanos < 0)) {
       return;
     }
     if (!restarting.compareAndSet(false, true)) {
       return;
     }
-    Thread restarter = new Thread(() -> restart(engine, failure, clock), "sluice-store-restart");
+    int attempt = failedRestarts + 1;
+    Thread restarter =
+        new Thread(() -> restart(engine, failure, attempt, clock), "sluice-store-restart");
     restarter.setDaemon(true);
     restarter.start();
   }
 
-  private void restart(RatisReplicator failed, String failure, ServerClock clock) {
+  private void restart(RatisReplicator failed, String failure, int attempt, ServerClock clock) {
     try {
       RatisReplicator fresh = RatisReplicator.restart(failed);
       current = fresh;
@@ -174,20 +186,36 @@ final class StartingReplicator implements Replicator, AutoCloseable {
         return;
       }
       broken = null;
-      lastRestartFailure = null;
-      log.info("the store restarted in-process after: {}; writes resume", failure);
+      failedRestarts = 0;
+      log.info(
+          "the store restarted in-process (attempt {}) after: {}; writes resume", attempt, failure);
     } catch (IOException | RuntimeException e) {
-      nextRestartNanos = clock.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RESTART_RETRY_MILLIS);
+      long retryMillis = retryMillis(attempt);
+      nextRestartNanos = clock.nanoTime() + TimeUnit.MILLISECONDS.toNanos(retryMillis);
+      failedRestarts = attempt;
       String why = String.valueOf(e.getMessage());
-      broken = failure + "; restarting the store failed: " + why;
-      if (!why.equals(lastRestartFailure)) {
-        lastRestartFailure = why;
-        log.warn(
-            "restarting the store failed (retrying every {} ms): {}", RESTART_RETRY_MILLIS, why);
-      }
+      broken =
+          failure
+              + "; restarting the store failed (attempt "
+              + attempt
+              + ", the next in "
+              + retryMillis
+              + " ms): "
+              + why;
+      log.warn(
+          "restarting the store failed (attempt {}; the next in {} ms): {}",
+          attempt,
+          retryMillis,
+          why);
     } finally {
       restarting.set(false);
     }
+  }
+
+  /** How long after failed attempt {@code attempt} (from 1) the next one starts. */
+  static long retryMillis(int attempt) {
+    int doublings = Math.min(attempt - 1, 16);
+    return Math.min(MAX_RETRY_MILLIS, FIRST_RETRY_MILLIS << doublings);
   }
 
   @Override

@@ -87,10 +87,72 @@ final class EphemeralStore implements PreviewedState {
    * its strings interned and the registry's own service key, so the many entries of one owner and
    * the registry share one copy of each name.
    */
-  record Entry(String node, String incarnation, String owner, ServiceKey service) {
+  static final class Entry {
+    private final String node;
+    private final String incarnation;
+    private final String owner;
+    private final ServiceKey service;
+
+    /**
+     * {@link #remoteOwner()}, made on first use: a publication's preview and apply each need it,
+     * and a node's own entries never do. Racy but safe: every thread makes the same interned
+     * string.
+     */
+    private String remoteOwner;
+
+    Entry(String node, String incarnation, String owner, ServiceKey service) {
+      this.node = node;
+      this.incarnation = incarnation;
+      this.owner = owner;
+      this.service = service;
+    }
+
+    String node() {
+      return node;
+    }
+
+    String incarnation() {
+      return incarnation;
+    }
+
+    String owner() {
+      return owner;
+    }
+
+    ServiceKey service() {
+      return service;
+    }
+
     /** The owner the registry lists this entry under; interned, as every service keeps it. */
     String remoteOwner() {
-      return ("@" + node + "/" + incarnation + "/" + owner).intern();
+      String made = remoteOwner;
+      if (made == null) {
+        made = ("@" + node + "/" + incarnation + "/" + owner).intern();
+        remoteOwner = made;
+      }
+      return made;
+    }
+
+    @Override
+    public boolean equals(Object other) {
+      return other instanceof Entry that
+          && node.equals(that.node)
+          && incarnation.equals(that.incarnation)
+          && owner.equals(that.owner)
+          && service.equals(that.service);
+    }
+
+    @Override
+    public int hashCode() {
+      // By hand: Objects.hash would allocate on every lookup of the replicated copy.
+      return ((node.hashCode() * 31 + incarnation.hashCode()) * 31 + owner.hashCode()) * 31
+          + service.hashCode();
+    }
+
+    @Override
+    public String toString() {
+      return "Entry[node=%s, incarnation=%s, owner=%s, service=%s]"
+          .formatted(node, incarnation, owner, service);
     }
   }
 

@@ -2,6 +2,7 @@ package io.sluice.server.naming;
 
 import io.sluice.server.feature.ReplicatedWrites;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -53,6 +54,12 @@ final class EphemeralSync implements AutoCloseable {
 
   /** Publications in flight at most; the rest wait in the dirty set. */
   static final int MAX_IN_FLIGHT = 4_096;
+
+  /**
+   * Publications one flush submits at most; the next flush is queued behind the scheduler's other
+   * work for the rest.
+   */
+  static final int MAX_PER_FLUSH = 1_024;
 
   private record Key(String owner, ServiceKey service) {}
 
@@ -114,34 +121,52 @@ final class EphemeralSync implements AutoCloseable {
     }
   }
 
+  /**
+   * Submits up to {@value #MAX_PER_FLUSH} dirty keys, walking the live set (a copy of it would cost
+   * the whole set on every flush, and a flush runs after each completed batch). The walk is capped
+   * so it always ends: a submission that fails at once puts its key back into the set being walked,
+   * where the walk may meet it again, and its retry waits {@value #RETRY_MILLIS} ms; an uncapped
+   * walk kept the scheduler spinning while the store was down.
+   */
   private void flush() {
     flushScheduled.set(false);
-    for (Key key : List.copyOf(dirty)) {
+    int submitted = 0;
+    for (Iterator<Key> walk = dirty.iterator(); walk.hasNext(); ) {
       if (closed || inFlight.size() >= MAX_IN_FLIGHT) {
-        break;
+        return; // each completion flushes again
       }
+      if (submitted == MAX_PER_FLUSH) {
+        scheduleFlush(0); // the rest after the scheduler's other work (unless a retry waits)
+        return;
+      }
+      Key key = walk.next();
       if (inFlight.contains(key) || !dirty.remove(key)) {
         continue; // published when the one in flight completes
       }
-      inFlight.add(key);
-      List<Instance> instances = registry.publishedBy(key.owner(), key.service());
-      writes
-          .submit(
-              EphemeralStore.NAME,
-              EphemeralStore.publish(selfNode, incarnation, key.owner(), key.service(), instances),
-              NamingOutcome.class,
-              NamingException::new)
-          .whenComplete(
-              (applied, failure) -> {
-                inFlight.remove(key);
-                if (failure != null) {
-                  dirty.add(key);
-                  scheduleFlush(RETRY_MILLIS);
-                } else if (!dirty.isEmpty()) {
-                  scheduleFlush(0);
-                }
-              });
+      submitted++;
+      publish(key);
     }
+  }
+
+  private void publish(Key key) {
+    inFlight.add(key);
+    List<Instance> instances = registry.publishedBy(key.owner(), key.service());
+    writes
+        .submit(
+            EphemeralStore.NAME,
+            EphemeralStore.publish(selfNode, incarnation, key.owner(), key.service(), instances),
+            NamingOutcome.class,
+            NamingException::new)
+        .whenComplete(
+            (applied, failure) -> {
+              inFlight.remove(key);
+              if (failure != null) {
+                dirty.add(key);
+                scheduleFlush(RETRY_MILLIS);
+              } else if (!dirty.isEmpty()) {
+                scheduleFlush(0);
+              }
+            });
   }
 
   private void reconcileSafely() {

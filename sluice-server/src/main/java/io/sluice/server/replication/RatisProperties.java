@@ -142,9 +142,11 @@ final class RatisProperties {
     GrpcConfigKeys.Server.setAsyncRequestThreadPoolCached(properties, true);
     GrpcConfigKeys.Server.setAsyncRequestThreadPoolSize(properties, 4);
 
-    // A clean close waits for the log worker and the apply thread; don't hang shutdown for a
-    // minute.
-    RaftServerConfigKeys.setCloseThreshold(properties, TimeDuration.valueOf(10, TimeUnit.SECONDS));
+    // A JVM pause longer than this makes Ratis's pause monitor shut the member down (Ratis's
+    // default
+    // is a minute); the server's supervision restarts it in-process (StartingReplicator).
+    RaftServerConfigKeys.setCloseThreshold(
+        properties, millis(options.pauseCloseThreshold().toMillis()));
     return properties;
   }
 

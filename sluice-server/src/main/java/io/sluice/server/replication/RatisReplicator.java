@@ -46,6 +46,7 @@ import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.raftlog.RaftLog;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
+import org.apache.ratis.util.LifeCycle;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -153,6 +154,34 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
 
   /** False when closing Ratis did not finish: its storage may still be in use. */
   private volatile boolean ratisStopped = true;
+
+  /**
+   * Whether the Ratis server is fully closed (its apply thread, log and storage): checked again
+   * each time, since a close that outlasted {@link #stopRatis}'s patience may finish later.
+   */
+  private boolean ratisStopped() {
+    RaftServer raft = server;
+    if (!ratisStopped && raft != null && fullyClosed(raft, division)) {
+      ratisStopped = true;
+    }
+    return ratisStopped;
+  }
+
+  /**
+   * Whether the server and its group member have finished closing: the member's close stops its
+   * apply thread (which writes a snapshot on stop) and releases the storage directory, and may
+   * still run after the server's own close returned.
+   */
+  private static boolean fullyClosed(RaftServer raft, RaftServer.Division member) {
+    if (raft.getLifeCycleState() != LifeCycle.State.CLOSED) {
+      return false;
+    }
+    if (member == null) {
+      return true;
+    }
+    LifeCycle.State state = member.getInfo().getLifeCycleState();
+    return state == LifeCycle.State.CLOSED || state == LifeCycle.State.NEW;
+  }
 
   private RatisReplicator(
       ReplicationOptions options, List<ReplicatedState> states, SnapshotFile.Position statesHold) {
@@ -278,10 +307,15 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
   /**
    * Replaces a {@linkplain #failure() failed} replicator with a new engine over the same data
    * directory and states, losing no applied write: closes the failed one (its pending submissions
-   * fail, outcome unknown), writes a snapshot of the states exactly as applied, and starts a new
-   * Ratis server from it, which replays only the log after it (entries written but not yet applied)
-   * and leaves the states in place, so readers never see them go back. Call it once the cause is
-   * gone (space freed); on failure it can be called again.
+   * fail at once, outcome unknown) and waits until Ratis has fully stopped it, writes a snapshot of
+   * the states exactly as applied, and starts a new Ratis server from it, which replays only the
+   * log after it (entries written but not yet applied) and leaves the states in place, so readers
+   * never see them go back. Call it once the cause is gone (space freed); on failure it can be
+   * called again.
+   *
+   * <p>Ratis may be stopping the failed server itself on another thread (it shuts a member down
+   * after a JVM pause longer than its close threshold), and its apply thread then writes a snapshot
+   * on stop: the new engine starts only once that is done, so no two engines share the directory.
    *
    * @throws IOException when the snapshot or the log cannot be written or opened (still no space),
    *     or when an apply was cut short half-way, so the states may hold part of an entry: then only
@@ -289,11 +323,12 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
    */
   public static RatisReplicator restart(RatisReplicator failed) throws IOException {
     failed.close();
-    if (!failed.ratisStopped) {
+    if (!failed.ratisStopped()) {
+      // Ratis may still be writing its snapshot on stop (large states, a loaded machine): the
+      // next attempt looks again. Starting beside it would share its directory and files.
       throw new IOException(
-          "the failed Ratis server did not stop within "
-              + RATIS_STOP_PATIENCE.multipliedBy(RATIS_STOP_ATTEMPTS).toSeconds()
-              + " s; restart the server");
+          "the failed Ratis server has not stopped yet (it may still be writing its snapshot);"
+              + " if it never does (a deadlock), restart the server");
     }
     if (failed.stateMachine.tornMidApply()) {
       throw new IOException(
@@ -849,6 +884,9 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
    */
   @Override
   public void close() {
+    // A failed engine commits nothing more: waiting for its pending submissions would only delay
+    // the restart that replaces it.
+    long drainMillis = failure() != null ? 0 : CLOSE_DRAIN_TIMEOUT.toMillis();
     if (!closed.compareAndSet(false, true)) {
       return;
     }
@@ -857,14 +895,14 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
         new ReplicatorClosedException("replicator closed before the command was acknowledged");
     firstReady.completeExceptionally(closedException);
     try {
-      proposer
-          .stopAccepting(closedException)
-          .get(CLOSE_DRAIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      proposer.stopAccepting(closedException).get(drainMillis, TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {
       log.warn(
-          "{} submissions still pending after {}; failing them",
+          "{} submissions still pending {}; failing them",
           proposer.pendingSubmissions(),
-          CLOSE_DRAIN_TIMEOUT);
+          drainMillis == 0
+              ? "(the engine failed: they cannot commit)"
+              : "after " + drainMillis + " ms");
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (ExecutionException e) {
@@ -876,7 +914,7 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
     forwarding.close();
     RaftServer raft = server;
     if (raft != null) {
-      ratisStopped = stopRatis(raft);
+      ratisStopped = stopRatis(raft, division);
     }
     proposer.close(closedException);
     for (ExecutorService executor : ownedExecutors) {
@@ -944,16 +982,32 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
    * thread, which may be waiting for that lock, so neither moves and the server never stops (a
    * process that ignores SIGTERM; an engine that cannot be restarted). The join is interruptible:
    * when closing takes longer than {@link #RATIS_STOP_PATIENCE}, threads joined there are
-   * interrupted, after which the close finishes. Returns whether it did.
+   * interrupted, after which the close finishes. A close another thread started (Ratis's pause
+   * monitor) is left to that thread and waited for. Waits until the server and its member are fully
+   * closed; returns whether that was within the patience ({@link #ratisStopped()} looks again
+   * later).
    */
-  private static boolean stopRatis(RaftServer raft) {
+  private static boolean stopRatis(RaftServer raft, RaftServer.Division member) {
     Thread stopper =
         new Thread(
             () -> {
+              // Ratis closes the server itself after a long JVM pause, on its pause monitor's
+              // thread. Closing it again then would return at once, and worse, stop the monitor:
+              // interrupt the thread that is closing, which cuts its close short while the
+              // member still closes (its apply thread writing a snapshot on stop).
+              if (!raft.getLifeCycleState().isClosingOrClosed()) {
+                try {
+                  raft.close();
+                } catch (IOException | RuntimeException e) {
+                  log.warn("closing the Ratis server failed", e);
+                }
+              }
               try {
-                raft.close();
-              } catch (IOException | RuntimeException e) {
-                log.warn("closing the Ratis server failed", e);
+                while (!fullyClosed(raft, member)) {
+                  Thread.sleep(10);
+                }
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
               }
             },
             "sluice-ratis-stop");
@@ -975,7 +1029,10 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    log.error("Ratis did not stop; its threads are left behind");
+    log.error(
+        "Ratis has not stopped within {} s (still writing its snapshot, or stuck); its threads"
+            + " are left behind",
+        RATIS_STOP_PATIENCE.multipliedBy(RATIS_STOP_ATTEMPTS).toSeconds());
     return false;
   }
 

@@ -94,6 +94,12 @@ public final class ReplicationOptions {
    */
   public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofMillis(2500);
 
+  /**
+   * A JVM pause longer than this makes Ratis shut the member down (its close threshold), which the
+   * server then restarts in-process; Ratis's own default is 60 s.
+   */
+  public static final Duration DEFAULT_PAUSE_CLOSE_THRESHOLD = Duration.ofSeconds(10);
+
   private final Path dataDir;
   private final ReplicationPeer self;
   private final List<ReplicationPeer> peers;
@@ -110,6 +116,7 @@ public final class ReplicationOptions {
   private final Duration electionTimeoutMin;
   private final Duration electionTimeoutMax;
   private final Duration requestTimeout;
+  private final Duration pauseCloseThreshold;
   private final Executor proposerExecutor;
   private final Executor completionExecutor;
 
@@ -163,6 +170,7 @@ public final class ReplicationOptions {
               + ")");
     }
     this.requestTimeout = builder.requestTimeout;
+    this.pauseCloseThreshold = builder.pauseCloseThreshold;
     this.proposerExecutor = builder.proposerExecutor;
     this.completionExecutor = builder.completionExecutor;
   }
@@ -243,6 +251,11 @@ public final class ReplicationOptions {
     return requestTimeout;
   }
 
+  /** How long a JVM pause Ratis tolerates before it shuts the member down. */
+  public Duration pauseCloseThreshold() {
+    return pauseCloseThreshold;
+  }
+
   /** Runs the group-commit loop; empty means a thread owned by the replicator. */
   public Optional<Executor> proposerExecutor() {
     return Optional.ofNullable(proposerExecutor);
@@ -289,6 +302,7 @@ public final class ReplicationOptions {
     private Duration electionTimeoutMin;
     private Duration electionTimeoutMax;
     private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
+    private Duration pauseCloseThreshold = DEFAULT_PAUSE_CLOSE_THRESHOLD;
     private Executor proposerExecutor;
     private Executor completionExecutor;
 
@@ -393,6 +407,21 @@ public final class ReplicationOptions {
             "request timeout must be at least 10 ms, was " + timeout);
       }
       this.requestTimeout = timeout;
+      return this;
+    }
+
+    /**
+     * How long a JVM pause (a full collection, a stopped process) Ratis tolerates before it shuts
+     * the member down; default 10 s. Ratis's pause monitor notices the pause when the JVM runs
+     * again.
+     */
+    public Builder pauseCloseThreshold(Duration threshold) {
+      Objects.requireNonNull(threshold, "threshold");
+      if (threshold.toMillis() < 100) {
+        throw new IllegalArgumentException(
+            "pause close threshold must be at least 100 ms, was " + threshold);
+      }
+      this.pauseCloseThreshold = threshold;
       return this;
     }
 

@@ -143,10 +143,12 @@ final class SnapshotDirectory implements StateMachineStorage {
 
   private void deleteLeftoverTempFiles() throws IOException {
     // A crash during a snapshot leaves its temp file; the rename never happened, so it is garbage.
-    try (DirectoryStream<Path> files = Files.newDirectoryStream(directory, "snapshot-*.bin.tmp")) {
+    // One a writer still holds is not: an engine being replaced in-process may still be writing.
+    try (DirectoryStream<Path> files = Files.newDirectoryStream(directory, "snapshot-*.tmp")) {
       for (Path file : files) {
-        Files.deleteIfExists(file);
-        log.info("deleted unfinished snapshot {}", file);
+        if (SnapshotFile.isTemporary(file) && SnapshotFile.deleteIfAbandoned(file)) {
+          log.info("deleted unfinished snapshot {}", file);
+        }
       }
     }
   }

@@ -15,7 +15,9 @@ import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
@@ -23,6 +25,7 @@ import java.util.Collection;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.zip.CRC32C;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -52,6 +55,13 @@ import org.slf4j.LoggerFactory;
  * little or too much. A file is written to a temporary name, fsynced, renamed atomically and the
  * directory fsynced, so a crash leaves either the whole file or none.
  *
+ * <p>Two writers of one snapshot never meet: each writes a temporary file of its own ({@code
+ * <name>.<random>.tmp}, created new) and holds a lock on it until it is renamed, so a writer never
+ * truncates, renames or has deleted another's file ({@link #deleteIfAbandoned}). Both may then
+ * rename onto the same name, each an intact snapshot of the same position. That happens when Ratis
+ * writes its snapshot on stop while an in-process restart takes its own (see {@link
+ * RatisReplicator#restart}), or when Ratis's own trigger races a requested snapshot.
+ *
  * <p>No byte a checksum has not vouched for reaches a state: a damaged snapshot is refused, and a
  * damaged length can never make a state allocate what the file never held. Format 2 is checked and
  * loaded in one read: each chunk is checked before the state reads it, and the whole file's
@@ -69,6 +79,7 @@ final class SnapshotFile {
   private static final int MAX_SECTIONS = 1 << 16;
   private static final int TRAILER_BYTES = 8 + 4;
   private static final int CHUNK_BYTES = 64 << 10;
+  private static final String TEMP_SUFFIX = ".tmp";
 
   /** Which log position a snapshot file holds. */
   record Position(long term, long index) {}
@@ -81,13 +92,17 @@ final class SnapshotFile {
    */
   static void write(Path target, Position position, Collection<ReplicatedState> states)
       throws IOException {
-    Path temp = target.resolveSibling(target.getFileName() + ".tmp");
-    try (FileChannel channel =
-        FileChannel.open(
-            temp,
-            StandardOpenOption.CREATE,
-            StandardOpenOption.TRUNCATE_EXISTING,
-            StandardOpenOption.WRITE)) {
+    Path temp =
+        target.resolveSibling(
+            target.getFileName()
+                + "."
+                + Long.toHexString(ThreadLocalRandom.current().nextLong())
+                + TEMP_SUFFIX);
+    // Outside the clean-up below: a name that exists already is another writer's file.
+    FileChannel channel =
+        FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+    try (channel) {
+      channel.lock(); // held until the channel closes, after the rename
       ChecksummingOutputStream checksummed =
           new ChecksummingOutputStream(
               new BufferedOutputStream(Channels.newOutputStream(channel), CHUNK_BYTES));
@@ -116,12 +131,37 @@ final class SnapshotFile {
       trailer.writeInt(crc);
       trailer.flush();
       channel.force(true);
+      // Renamed while still locked, so a clean-up never takes it for a crash's leftover.
+      Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
     } catch (IOException | RuntimeException e) {
       Files.deleteIfExists(temp);
       throw e;
     }
-    Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
     fsyncDirectory(target.getParent());
+  }
+
+  /** Whether {@code file} is named as the temporary file of a snapshot being written. */
+  static boolean isTemporary(Path file) {
+    String name = file.getFileName().toString();
+    return name.startsWith("snapshot-") && name.endsWith(TEMP_SUFFIX);
+  }
+
+  /**
+   * Deletes a snapshot's temporary file left by a writer that died (a crash), unless a writer still
+   * holds it (in this process or another). Returns whether it was deleted.
+   */
+  static boolean deleteIfAbandoned(Path temp) throws IOException {
+    try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.WRITE)) {
+      if (channel.tryLock() == null) {
+        return false; // another process writes it
+      }
+      Files.delete(temp);
+      return true;
+    } catch (OverlappingFileLockException e) {
+      return false; // a writer in this process holds it
+    } catch (NoSuchFileException e) {
+      return false; // renamed or deleted meanwhile
+    }
   }
 
   /**

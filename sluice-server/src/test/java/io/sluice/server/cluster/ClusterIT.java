@@ -12,6 +12,7 @@ import io.sluice.server.testing.BesideInProcessTests;
 import io.sluice.server.testing.ClusterProcesses;
 import io.sluice.server.testing.ClusterWriters;
 import io.sluice.server.testing.HeadlessChromium;
+import java.io.IOException;
 import java.net.URLEncoder;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -757,7 +758,7 @@ class ClusterIT {
                 node -> {
                   try {
                     return Long.toString(cluster.logRange(node)[0]);
-                  } catch (java.io.IOException e) {
+                  } catch (IOException e) {
                     return "?";
                   }
                 })
@@ -866,9 +867,13 @@ class ClusterIT {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
     String body = "";
     while (System.nanoTime() < deadline) {
-      body = cluster.get(node, "/v1/ns/instance/list?serviceName=" + service).body();
-      if (body.contains(ip) == listed) {
-        return;
+      try {
+        body = cluster.get(node, "/v1/ns/instance/list?serviceName=" + service).body();
+        if (body.contains(ip) == listed) {
+          return;
+        }
+      } catch (IOException e) {
+        body = e.toString(); // a busy node's answer timed out: ask again until the deadline
       }
       Thread.sleep(50);
     }
@@ -893,8 +898,13 @@ class ClusterIT {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
     List<String> listed = List.of();
     while (System.nanoTime() < deadline) {
-      HttpResponse<String> response =
-          cluster.get(node, "/v1/ns/instance/list?serviceName=" + service);
+      HttpResponse<String> response;
+      try {
+        response = cluster.get(node, "/v1/ns/instance/list?serviceName=" + service);
+      } catch (IOException e) {
+        Thread.sleep(50); // a busy node's answer timed out: ask again until the deadline
+        continue;
+      }
       if (response.statusCode() == 200) {
         listed = new ArrayList<>();
         for (com.fasterxml.jackson.databind.JsonNode host :

@@ -67,8 +67,8 @@ class RemovedMemberIT {
           return ready.statusCode() == 500 && ready.body().contains("removed from the cluster");
         },
         60);
-    // Several supervision rounds (every 1 s; restarts are retried every 5 s) later, it still is,
-    // and it never restarted its store.
+    // Several supervision rounds (every 1 s; a failed restart is retried after 1 s, then 2, 4...)
+    // later, it still is, and it never restarted its store.
     Thread.sleep(TimeUnit.SECONDS.toMillis(12));
     HttpResponse<String> stillRemoved = cluster.get(removed, READINESS);
     assertThat(stillRemoved.statusCode()).isEqualTo(500);

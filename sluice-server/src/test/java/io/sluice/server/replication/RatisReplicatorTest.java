@@ -8,8 +8,11 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -500,6 +503,118 @@ class RatisReplicatorTest {
     KeyValueState rebuilt = new KeyValueState();
     try (RatisReplicator again = startReady(standalone(dataDir).build(), rebuilt)) {
       assertThat(rebuilt.list("list")).hasSize(11);
+    }
+  }
+
+  @Test
+  void aMemberRatisShutDownAfterAPauseIsRestartedOnlyOnceRatisHasWrittenItsSnapshotOnStop()
+      throws Exception {
+    Set<Thread> earlierMonitors = pauseMonitors();
+    HeldSnapshotState kv = new HeldSnapshotState();
+    RatisReplicator replicator =
+        startReady(standalone(dataDir).pauseCloseThreshold(Duration.ofSeconds(2)).build(), kv);
+    ExecutorService restarter = Executors.newSingleThreadExecutor();
+    RatisReplicator restarted = null;
+    try {
+      for (int i = 0; i < 10; i++) {
+        await(replicator.submit("kv", KeyValueState.append("list", "v" + i)));
+      }
+      Set<Thread> monitors = pauseMonitors();
+      monitors.removeAll(earlierMonitors);
+      assertThat(monitors).as("this engine's pause monitor").hasSize(1);
+
+      // A pause past the threshold, as the monitor sees it: Ratis shuts the member down on the
+      // monitor's thread, and its apply thread writes a snapshot on stop, held here.
+      kv.holdNextSnapshot();
+      EngineThreads.suspendFor(monitors.iterator().next(), Duration.ofSeconds(3));
+      assertThat(kv.snapshotHeld.await(TIMEOUT_SECONDS, TimeUnit.SECONDS)).isTrue();
+      org.awaitility.Awaitility.await()
+          .atMost(Duration.ofSeconds(TIMEOUT_SECONDS))
+          .until(() -> replicator.failure() != null);
+
+      Future<RatisReplicator> restart = restarter.submit(() -> RatisReplicator.restart(replicator));
+      Thread.sleep(500);
+      assertThat(restart).as("waits while Ratis still writes its snapshot").isNotDone();
+      try (Stream<Path> files = Files.list(replicator.snapshotDirectory())) {
+        assertThat(files.map(file -> file.getFileName().toString()))
+            .as("nothing written beside the snapshot Ratis is still writing")
+            .noneMatch(name -> name.endsWith(".bin"))
+            .filteredOn(name -> name.endsWith(".tmp"))
+            .hasSize(1);
+      }
+      kv.releaseSnapshot();
+      restarted = restart.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+      restarted.ready().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+      assertThat(kv.state.list("list")).as("not replayed a second time").hasSize(10);
+      assertThat(await(restarted.submit("kv", KeyValueState.append("list", "v10")))).isEqualTo(11);
+    } finally {
+      kv.releaseSnapshot();
+      restarter.shutdownNow();
+      replicator.close();
+      if (restarted != null) {
+        restarted.close();
+      }
+    }
+    KeyValueState rebuilt = new KeyValueState();
+    try (RatisReplicator again = startReady(standalone(dataDir).build(), rebuilt)) {
+      assertThat(rebuilt.list("list")).hasSize(11);
+    }
+  }
+
+  /** The JVM's Ratis pause monitors (one per Ratis server), by thread name. */
+  private static Set<Thread> pauseMonitors() {
+    Set<Thread> monitors = new HashSet<>();
+    for (Thread thread : Thread.getAllStackTraces().keySet()) {
+      if (thread.isAlive() && thread.getName().startsWith("JvmPauseMonitor")) {
+        monitors.add(thread);
+      }
+    }
+    return monitors;
+  }
+
+  /** {@link KeyValueState} whose next snapshot, once armed, waits until released. */
+  private static final class HeldSnapshotState implements ReplicatedState {
+    final KeyValueState state = new KeyValueState();
+    final CountDownLatch snapshotHeld = new CountDownLatch(1);
+    private final CountDownLatch release = new CountDownLatch(1);
+    private final java.util.concurrent.atomic.AtomicBoolean armed =
+        new java.util.concurrent.atomic.AtomicBoolean();
+
+    void holdNextSnapshot() {
+      armed.set(true);
+    }
+
+    void releaseSnapshot() {
+      release.countDown();
+    }
+
+    @Override
+    public String name() {
+      return state.name();
+    }
+
+    @Override
+    public Object apply(java.nio.ByteBuffer command, long logIndex) {
+      return state.apply(command, logIndex);
+    }
+
+    @Override
+    public void writeSnapshot(java.io.DataOutputStream out) throws IOException {
+      if (armed.compareAndSet(true, false)) {
+        snapshotHeld.countDown();
+        try {
+          release.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IOException("interrupted while held", e);
+        }
+      }
+      state.writeSnapshot(out);
+    }
+
+    @Override
+    public void loadSnapshot(java.io.DataInputStream in) throws IOException {
+      state.loadSnapshot(in);
     }
   }
 

@@ -9,10 +9,18 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -265,6 +273,121 @@ class SnapshotFileTest {
     assertThatThrownBy(() -> SnapshotFile.write(file, position, List.of(failing)))
         .isInstanceOf(IOException.class);
     assertThat(Files.list(dir)).isEmpty();
+  }
+
+  @Test
+  void twoWritersOfOneSnapshotAtOnceBothSucceedAndLeaveOneIntactFile() throws Exception {
+    // As when Ratis writes its snapshot on stop while an in-process restart writes its own of the
+    // same position: both are mid-write at once, then each renames onto the same name.
+    Path file = dir.resolve("snapshot-3-1234.bin");
+    KeyValueState config = filled("config", 2_000);
+    CyclicBarrier bothWriting = new CyclicBarrier(2);
+    ExecutorService writers = Executors.newFixedThreadPool(2);
+    try {
+      List<Future<?>> writes = new ArrayList<>();
+      for (int i = 0; i < 2; i++) {
+        writes.add(
+            writers.submit(
+                () -> {
+                  SnapshotFile.write(
+                      file, position, List.of(new MeetingState(config, bothWriting::await)));
+                  return null;
+                }));
+      }
+      for (Future<?> write : writes) {
+        write.get(30, TimeUnit.SECONDS);
+      }
+    } finally {
+      writers.shutdownNow();
+    }
+
+    KeyValueState loaded = new KeyValueState("config");
+    assertThat(SnapshotFile.load(file, Map.of("config", loaded))).isEqualTo(position);
+    assertThat(loaded.keys()).isEqualTo(config.keys());
+    assertThat(Files.list(dir)).as("no temp file left").containsExactly(file);
+  }
+
+  @Test
+  void aCleanUpDeletesACrashsTempFileButNotOneAWriterStillHolds() throws Exception {
+    Path leftover = dir.resolve("snapshot-2-1000.bin.0123abcd.tmp");
+    Files.write(leftover, new byte[100]);
+    assertThat(SnapshotFile.isTemporary(leftover)).isTrue();
+    assertThat(SnapshotFile.deleteIfAbandoned(leftover)).isTrue();
+    assertThat(leftover).doesNotExist();
+
+    Path file = dir.resolve("snapshot-3-1234.bin");
+    KeyValueState config = filled("config", 100);
+    CountDownLatch writing = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    ExecutorService writer = Executors.newSingleThreadExecutor();
+    try {
+      Future<?> write =
+          writer.submit(
+              () -> {
+                SnapshotFile.write(
+                    file,
+                    position,
+                    List.of(
+                        new MeetingState(
+                            config,
+                            () -> {
+                              writing.countDown();
+                              release.await();
+                            })));
+                return null;
+              });
+      assertThat(writing.await(30, TimeUnit.SECONDS)).isTrue();
+      List<Path> temps;
+      try (Stream<Path> files = Files.list(dir)) {
+        temps = files.filter(SnapshotFile::isTemporary).toList();
+      }
+      assertThat(temps).hasSize(1);
+
+      assertThat(SnapshotFile.deleteIfAbandoned(temps.get(0))).isFalse();
+      assertThat(temps.get(0)).exists();
+
+      release.countDown();
+      write.get(30, TimeUnit.SECONDS);
+    } finally {
+      release.countDown();
+      writer.shutdownNow();
+    }
+    assertThat(SnapshotFile.load(file, Map.of("config", new KeyValueState("config"))))
+        .isEqualTo(position);
+    assertThat(Files.list(dir)).containsExactly(file);
+  }
+
+  /** A state whose snapshot stops half-way at {@code meeting} (a barrier, a latch). */
+  private record MeetingState(KeyValueState state, Meeting meeting) implements ReplicatedState {
+    interface Meeting {
+      void await() throws Exception;
+    }
+
+    @Override
+    public String name() {
+      return state.name();
+    }
+
+    @Override
+    public Object apply(ByteBuffer command, long logIndex) {
+      return state.apply(command, logIndex);
+    }
+
+    @Override
+    public void writeSnapshot(DataOutputStream out) throws IOException {
+      out.flush();
+      try {
+        meeting.await();
+      } catch (Exception e) {
+        throw new IOException("the other writer never came", e);
+      }
+      state.writeSnapshot(out);
+    }
+
+    @Override
+    public void loadSnapshot(DataInputStream in) throws IOException {
+      state.loadSnapshot(in);
+    }
   }
 
   private static KeyValueState filled(String name, int entries) {

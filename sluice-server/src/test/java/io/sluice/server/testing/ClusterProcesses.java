@@ -299,12 +299,26 @@ public final class ClusterProcesses implements AutoCloseable {
     boolean holds() throws Exception;
   }
 
-  /** Polls {@code condition} every 50 ms until it holds; fails after {@code seconds}. */
+  /**
+   * Polls {@code condition} every 50 ms until it holds; fails after {@code seconds}. A poll that
+   * throws (a request to a busy or restarting node timed out or was refused) counts as "not yet":
+   * the last such exception is the failure's cause.
+   */
   public static void awaitCondition(Condition condition, int seconds) throws Exception {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-    while (!condition.holds()) {
+    Exception lastFailure = null;
+    while (true) {
+      try {
+        if (condition.holds()) {
+          return;
+        }
+      } catch (InterruptedException e) {
+        throw e;
+      } catch (Exception e) {
+        lastFailure = e;
+      }
       if (System.nanoTime() > deadline) {
-        throw new AssertionError("condition not met within " + seconds + " s");
+        throw new AssertionError("condition not met within " + seconds + " s", lastFailure);
       }
       Thread.sleep(50);
     }

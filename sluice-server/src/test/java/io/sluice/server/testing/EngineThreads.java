@@ -5,8 +5,9 @@ import org.junit.jupiter.api.Assumptions;
 
 /**
  * The threads of the store's Ratis engine, for tests that kill one as an OutOfMemoryError would:
- * {@code Thread.stop()} throws an asynchronous error into the thread wherever it is. The JDK
- * removed {@code Thread.stop()} in Java 20; there the calling test is skipped, saying so.
+ * {@code Thread.stop()} throws an asynchronous error into the thread wherever it is; or that hold
+ * one as a JVM pause would ({@code Thread.suspend()}). The JDK removed both in Java 20; there the
+ * calling test is skipped, saying so.
  */
 public final class EngineThreads {
   private EngineThreads() {}
@@ -38,6 +39,26 @@ public final class EngineThreads {
     thread.join(10_000);
     if (thread.isAlive()) {
       throw new AssertionError(thread + " is still alive after Thread.stop()");
+    }
+  }
+
+  /**
+   * Suspends {@code thread} for {@code pause}, as a JVM pause (a long collection, a stopped
+   * process) holds every thread; {@code Thread.suspend()}, skipped where the JDK removed it.
+   */
+  public static void suspendFor(Thread thread, java.time.Duration pause) throws Exception {
+    try {
+      Thread.class.getMethod("suspend").invoke(thread);
+    } catch (InvocationTargetException e) {
+      Assumptions.assumeTrue(
+          !(e.getCause() instanceof UnsupportedOperationException),
+          "this JDK has no Thread.suspend() to pause a thread with; skipped here");
+      throw e;
+    }
+    try {
+      Thread.sleep(pause.toMillis());
+    } finally {
+      Thread.class.getMethod("resume").invoke(thread);
     }
   }
 
