@@ -55,8 +55,9 @@ import java.util.stream.Collectors;
  * outstanding (as wrk2 keeps a fixed set of connections), so a stall does not leave thousands of
  * connections and their buffers behind in the gateway; a copy's requests wait in its own queue, so
  * one copy's stall delays none of the other's, and a copy more than {@code --give-up-behind}
- * seconds behind is offered nothing more in that run. {@code --aa true} starts the second copy
- * without the agent as well: every difference it prints is the method's own floor.
+ * seconds behind is given up for the rest of that run (its backlog dropped). {@code --aa true}
+ * starts the second copy without the agent as well: every difference it prints is the method's own
+ * floor.
  *
  * <p><b>Memory.</b> Every application gets the same fixed, pre-touched heap ({@code -Xms256m
  * -Xmx256m -XX:+AlwaysPreTouch}, serial GC) and Native Memory Tracking at summary level ({@code
@@ -569,7 +570,8 @@ public final class ChainOverheadDriver {
 
   /**
    * How each copy is driven besides its rate: at most {@code maxInFlight} requests outstanding, and
-   * nothing more offered in a run once its oldest waiting request is {@code giveUpBehind} overdue.
+   * given up for the rest of a run (its waiting requests dropped, nothing more offered) once its
+   * oldest waiting request is {@code giveUpBehind} overdue.
    */
   record Pace(int maxInFlight, Duration giveUpBehind) {}
 

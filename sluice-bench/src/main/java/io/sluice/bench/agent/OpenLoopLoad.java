@@ -33,11 +33,12 @@ import java.util.function.IntFunction;
  *
  * <p>Invariants: the targets are independent. The pacer never waits for a target's slot (it only
  * queues), so a target that falls behind delays none of the others' requests. A target whose oldest
- * waiting request is more than {@code giveUpBehind} overdue is offered nothing more in this run
- * (its later requests are counted as not sent), so an overload ends instead of running on, at the
- * target's full concurrency, until every request of the schedule has gone out. Every result says
- * how far behind its target fell ({@link Lag}) and how late the pacer itself was (the driver JVM's
- * own scheduling, common to all targets).
+ * waiting request is more than {@code giveUpBehind} overdue is given up for the rest of the run:
+ * its waiting requests are dropped and it is offered nothing more (all counted as not sent), so an
+ * overload ends once its requests in flight are answered, instead of running on, at the target's
+ * full concurrency, until every request of the schedule has gone out. Every result says how far
+ * behind its target fell ({@link Lag}) and how late the pacer itself was (the driver JVM's own
+ * scheduling, common to all targets).
  */
 final class OpenLoopLoad {
   /** How far behind its oldest waiting request may fall before a target is given up by default. */
@@ -193,6 +194,9 @@ final class OpenLoopLoad {
     private volatile int offered;
     private int offering = -1;
     private long gaveUpAt = -1;
+    private int sentBeforeGivingUp;
+    // Set by the pacer when it gives this target up: slot holders then send nothing more.
+    private volatile boolean givenUp;
     private final AtomicInteger errors = new AtomicInteger();
     private final AtomicInteger non200 = new AtomicInteger();
     private final AtomicInteger waitedForSlot = new AtomicInteger();
@@ -228,7 +232,7 @@ final class OpenLoopLoad {
       int oldestWaiting = claimed.get();
       if (oldestWaiting < i && schedule.offeredAt[i] - schedule.due(oldestWaiting) > giveUpNanos) {
         gaveUpAt = schedule.offeredAt[i] - schedule.start;
-        answered.countDown();
+        giveUp(i);
         return;
       }
       offering = i;
@@ -236,11 +240,28 @@ final class OpenLoopLoad {
       drain();
     }
 
+    /**
+     * Offers nothing more, and drops the requests still waiting (request {@code i}, being offered,
+     * included): the run has failed already, and sending a backlog worth {@code giveUpBehind} would
+     * keep the target overloaded about as long again. Those in flight end normally.
+     */
+    private void giveUp(int i) {
+      givenUp = true;
+      int waiting;
+      while ((waiting = claimed.get()) < offered && !claimed.compareAndSet(waiting, offered)) {
+        // a slot holder claimed one meanwhile: that one is sent; drop from the next
+      }
+      sentBeforeGivingUp = waiting;
+      for (int dropped = waiting; dropped <= i; dropped++) {
+        answered.countDown();
+      }
+    }
+
     /** Sends offered requests, oldest first, while slots are free. */
     private void drain() {
       while (true) {
         int i = claimed.get();
-        if (i >= offered || !slots.tryAcquire()) {
+        if (givenUp || i >= offered || !slots.tryAcquire()) {
           return;
         }
         if (!claimed.compareAndSet(i, i + 1)) {
@@ -306,7 +327,8 @@ final class OpenLoopLoad {
 
     /** How far behind this target fell; read once every request sent was answered. */
     private Lag lag() {
-      int sent = offered;
+      // Requests are sent in order: 0..sent-1 went out, the rest did not.
+      int sent = givenUp ? sentBeforeGivingUp : claimed.get();
       if (sent == 0) {
         return new Lag(0, 0, 0, 0, 0, 0, schedule.total, gaveUpAt);
       }
