@@ -267,6 +267,24 @@ public class GovernanceHooks {
   }
 
   /**
+   * Sets header {@code name} to {@code value} on a Spring reactive server request ({@code
+   * ServerHttpRequest}, WebFlux or Spring Cloud Gateway) where it stands, replacing the header's
+   * values, without rebuilding the request: written into the map under Spring's read-only view of
+   * its headers (Reactor Netty's own request headers, or the copy an earlier {@code mutate()}
+   * made), so the request's headers are not copied. Returns true when the request now carries the
+   * value as the header's first (it already did, or the write took and shows on the request); false
+   * when its headers cannot be written in place, and the caller must rebuild the request with the
+   * header ({@code mutate()}). The no-op hooks always answer false.
+   *
+   * <p>The one place advice adds headers to a reactive request it passes on: the WebFlux entry (the
+   * lane, when the request arrived without {@code x-sluice-lane}) and a gateway route (the outbound
+   * headers, of which the lane is then already there).
+   */
+  public boolean writeRequestHeader(Object request, String name, String value) {
+    return false;
+  }
+
+  /**
    * The lane an inbound request that arrived untagged gets from the lane document's entry rules: a
    * lane's tag, or {@link #BASE_LANE} when no lane takes it; null (at once) when no lane has entry
    * rules.

@@ -54,6 +54,7 @@ public final class FlowGovernor extends GovernanceHooks implements RuleSink {
   private final Consumer<String> applicationNameListener;
   private final LaneGovernance lanes;
   private final RequestReaders readers;
+  private final ReactiveHeaderWriter reactiveHeaders;
   private final RuleEffects effects;
   private final AgentLog log;
   private final RouteResources<GovernedResource> servletRoutes;
@@ -97,6 +98,7 @@ public final class FlowGovernor extends GovernanceHooks implements RuleSink {
     this.registry = registry;
     this.lanes = lanes;
     this.readers = lanes.readers();
+    this.reactiveHeaders = new ReactiveHeaderWriter(log);
     this.verdicts = new EnumMap<>(verdicts);
     for (RuleKind kind : RuleKind.values()) {
       if (!this.verdicts.containsKey(kind)) {
@@ -370,6 +372,11 @@ public final class FlowGovernor extends GovernanceHooks implements RuleSink {
     SluiceContext context = SluiceContext.current();
     String[] own = ownHeaders;
     return context == null ? own : context.outboundHeaders(own);
+  }
+
+  @Override
+  public boolean writeRequestHeader(Object request, String name, String value) {
+    return reactiveHeaders.write(request, name, value);
   }
 
   // ---- lanes, gateway and Spring plumbing ----

@@ -53,8 +53,11 @@ import java.util.stream.Collectors;
  * the two copies' p50s is printed too; either, per hop, is divided by the four services a request
  * crosses (the reference's "RT per hop"). At most {@code --max-in-flight} requests per copy are
  * outstanding (as wrk2 keeps a fixed set of connections), so a stall does not leave thousands of
- * connections and their buffers behind in the gateway. {@code --aa true} starts the second copy
- * without the agent as well: every difference it prints is the method's own floor.
+ * connections and their buffers behind in the gateway; a copy's requests wait in its own queue, so
+ * one copy's stall delays none of the other's, and a copy more than {@code --give-up-behind}
+ * seconds behind is given up for the rest of that run (its backlog dropped). {@code --aa true}
+ * starts the second copy without the agent as well: every difference it prints is the method's own
+ * floor.
  *
  * <p><b>Memory.</b> Every application gets the same fixed, pre-touched heap ({@code -Xms256m
  * -Xmx256m -XX:+AlwaysPreTouch}, serial GC) and Native Memory Tracking at summary level ({@code
@@ -65,7 +68,8 @@ import java.util.stream.Collectors;
  * threads); direct buffers and malloc's retained memory grow with the most requests a copy ever had
  * in flight, the likely reason RSS alone moved by up to 100 MiB between runs of the same code.
  *
- * <p>A window in which a copy fell behind the offered rate is marked and left out of the summaries.
+ * <p>A window in which a copy fell behind the offered rate is marked and left out of the summaries;
+ * the mark says which copy, why ({@link #shortfall}) and how far behind it fell.
  *
  * <pre>
  * mvn -B -q -pl sluice-bench -am package -DskipTests
@@ -151,18 +155,93 @@ public final class ChainOverheadDriver {
       double p999Micros,
       int completed,
       int errors,
-      int non200) {}
+      int non200,
+      OpenLoopLoad.Lag lag) {}
+
+  /** The median a copy must stay within: a request through the idle chain takes a few ms. */
+  static final double SUSTAINED_P50_MICROS = 20_000;
+
+  /** The 99th percentile a copy must stay within. */
+  static final double SUSTAINED_P99_MICROS = 1_000_000;
 
   /**
-   * Whether the copy kept up with the offered rate: every request answered, the median within 20 ms
-   * (a request through the idle chain takes a few) and none but the slowest 1 % late by a second. A
-   * window that did not measures the machine's backlog, not the agent.
+   * Whether the copy kept up with the offered rate: every request answered with 200, the median
+   * within 20 ms and none but the slowest 1 % late by a second. A window that did not measures the
+   * machine's backlog, not the agent.
    */
   static boolean sustained(ChainFigures chain, int offered) {
-    return chain.errors() == 0
-        && chain.completed() == offered
-        && chain.p50Micros() < 20_000
-        && chain.p99Micros() < 1_000_000;
+    return shortfall(chain, offered) == null;
+  }
+
+  /**
+   * Why the copy did not keep up with the offered rate, and how far behind it fell; null when it
+   * did ({@link #sustained}).
+   */
+  static String shortfall(ChainFigures chain, int offered) {
+    List<String> why = new ArrayList<>();
+    OpenLoopLoad.Lag lag = chain.lag();
+    if (lag.notSent() > 0) {
+      why.add(
+          String.format(
+              Locale.ROOT,
+              "given up %.0f s into the window, more than the allowed lag behind: %,d of %,d not"
+                  + " sent",
+              lag.gaveUpAtNanos() / 1e9,
+              lag.notSent(),
+              offered));
+    } else if (chain.completed() + chain.errors() < offered) {
+      why.add(String.format(Locale.ROOT, "%,d of %,d answered", chain.completed(), offered));
+    }
+    if (chain.errors() > 0) {
+      why.add(String.format(Locale.ROOT, "%,d failed (no answer within 10 s)", chain.errors()));
+    }
+    if (chain.non200() > 0) {
+      why.add(String.format(Locale.ROOT, "%,d answers not 200", chain.non200()));
+    }
+    if (!(chain.p50Micros() < SUSTAINED_P50_MICROS)) {
+      why.add(
+          String.format(
+              Locale.ROOT,
+              "p50 %.1f ms (limit %.0f)",
+              chain.p50Micros() / 1000,
+              SUSTAINED_P50_MICROS / 1000));
+    }
+    if (!(chain.p99Micros() < SUSTAINED_P99_MICROS)) {
+      why.add(
+          String.format(
+              Locale.ROOT,
+              "p99 %.2f s (limit %.0f)",
+              chain.p99Micros() / 1e6,
+              SUSTAINED_P99_MICROS / 1e6));
+    }
+    if (why.isEmpty()) {
+      return null;
+    }
+    return chain.mode() + " copy: " + String.join(", ", why) + "; " + behind(lag);
+  }
+
+  /** How far behind its schedule a copy fell, in words. */
+  static String behind(OpenLoopLoad.Lag lag) {
+    return String.format(
+        Locale.ROOT,
+        "last request sent %.2f s after it was due, %,d waited for a free slot (longest %.2f s),"
+            + " send lag p99 %.2f s, last answer %.2f s after the last due time",
+        lag.behindAtEndNanos() / 1e9,
+        lag.waitedForSlot(),
+        lag.maxSlotWaitNanos() / 1e9,
+        lag.p99SendLagNanos() / 1e9,
+        lag.drainedNanos() / 1e9);
+  }
+
+  /**
+   * The pacer's own lateness (the driver JVM not scheduled on time: the machine, alike for every
+   * copy), when it is worth saying: over 50 ms.
+   */
+  static String driverLate(List<OpenLoopLoad.Result> loads) {
+    long late = loads.stream().mapToLong(l -> l.lag().driverLateMaxNanos()).max().orElse(0);
+    return late > 50_000_000
+        ? String.format(Locale.ROOT, "; the driver itself woke up to %.2f s late", late / 1e9)
+        : "";
   }
 
   /** Both copies over one window at one rate. */
@@ -174,10 +253,26 @@ public final class ChainOverheadDriver {
       ChainFigures agent,
       PairedDifference paired,
       String loadBefore,
-      String loadAfter) {
+      String loadAfter,
+      String driverLate) {
     boolean sustained() {
       return ChainOverheadDriver.sustained(none, offered)
           && ChainOverheadDriver.sustained(agent, offered);
+    }
+
+    /**
+     * Why the window does not count: each copy that fell behind, why and how far; null when both
+     * kept up.
+     */
+    String verdict() {
+      String noneShort = shortfall(none, offered);
+      String agentShort = shortfall(agent, offered);
+      if (noneShort == null && agentShort == null) {
+        return null;
+      }
+      return (noneShort != null ? noneShort : "none copy kept up")
+          + " | "
+          + (agentShort != null ? agentShort : "agent copy kept up");
     }
   }
 
@@ -207,6 +302,15 @@ public final class ChainOverheadDriver {
     if (maxInFlight < 1) {
       throw new IllegalArgumentException("--max-in-flight must be at least 1, not " + maxInFlight);
     }
+    int giveUpSeconds =
+        Integer.parseInt(
+            options.getOrDefault(
+                "give-up-behind", Long.toString(OpenLoopLoad.GIVE_UP_BEHIND.toSeconds())));
+    if (giveUpSeconds < 1) {
+      throw new IllegalArgumentException(
+          "--give-up-behind must be at least 1 s, not " + giveUpSeconds);
+    }
+    Pace pace = new Pace(maxInFlight, Duration.ofSeconds(giveUpSeconds));
     String appCpus = options.get("app-cpus");
     String driverCpus = options.get("driver-cpus");
     boolean alternating = "alternating".equals(options.getOrDefault("mode", "side-by-side"));
@@ -227,7 +331,8 @@ public final class ChainOverheadDriver {
     System.out.printf(
         Locale.ROOT,
         "chain overhead: %s, GET %s, %s, rates %s req/s, warm-up %d s, settle %d s, measured %d s,"
-            + " %d rounds, at most %d requests in flight per copy, apps on CPUs %s, driver on CPUs"
+            + " %d rounds, at most %d requests in flight per copy, a copy more than %d s behind given"
+            + " up for the rest of that run, apps on CPUs %s, driver on CPUs"
             + " %s, %d cores, JVM %s %s, load %s, work %s%s%n",
         generation,
         path,
@@ -237,7 +342,8 @@ public final class ChainOverheadDriver {
         settle,
         measure,
         rounds,
-        maxInFlight,
+        pace.maxInFlight(),
+        pace.giveUpBehind().toSeconds(),
         appCpus == null ? "any" : appCpus,
         driverCpus == null ? "any" : driverCpus,
         Runtime.getRuntime().availableProcessors(),
@@ -299,21 +405,33 @@ public final class ChainOverheadDriver {
           alternating ? List.of(List.of(noneCopy), List.of(agentCopy)) : List.of(both)) {
         for (double share : List.of(0.25, 0.5, 1.0)) {
           List<OpenLoopLoad.Result> loads =
-              drive(together, top * share, Math.max(1, warmup / 3), maxInFlight);
+              drive(together, top * share, Math.max(1, warmup / 3), pace);
           StringBuilder line =
               new StringBuilder(String.format(Locale.ROOT, "  warm-up %.0f req/s:", top * share));
           for (int i = 0; i < together.size(); i++) {
             line.append(
                 String.format(
                     Locale.ROOT,
-                    " %s p50 %.0f µs, p99 %.0f µs, %d done, %d errors;",
+                    " %s p50 %.0f µs, p99 %.0f µs, %d done, %d errors, %d non-200, last request"
+                        + " sent %.2f s late, %d waited for a slot%s;",
                     together.get(i).mode(),
                     loads.get(i).percentileMicros(0.50),
                     loads.get(i).percentileMicros(0.99),
                     loads.get(i).completed(),
-                    loads.get(i).errors()));
+                    loads.get(i).errors(),
+                    loads.get(i).non200(),
+                    loads.get(i).lag().behindAtEndNanos() / 1e9,
+                    loads.get(i).lag().waitedForSlot(),
+                    loads.get(i).lag().notSent() > 0
+                        ? String.format(
+                            Locale.ROOT,
+                            ", GIVEN UP %.0f s in (%d not sent): this machine did not keep up"
+                                + " with this rate",
+                            loads.get(i).lag().gaveUpAtNanos() / 1e9,
+                            loads.get(i).lag().notSent())
+                        : ""));
           }
-          System.out.println(line);
+          System.out.println(line.append(driverLate(loads).replace("; ", " ")));
         }
       }
 
@@ -323,15 +441,21 @@ public final class ChainOverheadDriver {
           String loadBefore = loadAverage();
           Map<String, ChainFigures> figures = new LinkedHashMap<>();
           PairedDifference paired = null;
+          String driverLate = "";
           if (alternating) {
             // One copy at a time, the other idle; the order flips every round.
             List<Copy> order = round % 2 == 1 ? both : List.of(agentCopy, noneCopy);
             for (Copy copy : order) {
-              figures.putAll(window(List.of(copy), rate, settle, measure, maxInFlight).figures());
+              Measured measured = window(List.of(copy), rate, settle, measure, pace);
+              figures.putAll(measured.figures());
+              if (!measured.driverLate().isEmpty()) {
+                driverLate = measured.driverLate() + " (" + copy.mode() + "'s window)";
+              }
             }
           } else {
-            Measured measured = window(both, rate, settle, measure, maxInFlight);
+            Measured measured = window(both, rate, settle, measure, pace);
             figures.putAll(measured.figures());
+            driverLate = measured.driverLate();
             paired =
                 PairedDifference.of(
                     measured.loads().get(0).byRequestNanos(),
@@ -347,7 +471,8 @@ public final class ChainOverheadDriver {
                   figures.get("agent"),
                   paired,
                   loadBefore,
-                  loadAverage());
+                  loadAverage(),
+                  driverLate);
           windows.add(window);
           print(window);
         }
@@ -443,22 +568,49 @@ public final class ChainOverheadDriver {
         .build();
   }
 
+  /**
+   * How each copy is driven besides its rate: at most {@code maxInFlight} requests outstanding, and
+   * given up for the rest of a run (its waiting requests dropped, nothing more offered) once its
+   * oldest waiting request is {@code giveUpBehind} overdue.
+   */
+  record Pace(int maxInFlight, Duration giveUpBehind) {}
+
   /** One copy of the chain as the driver sees it, and the path it is driven on. */
   record Copy(String mode, DemoChain chain, HttpClient http, String path) {}
 
   /** One window's figures by mode, and each copy's responses in the copies' order. */
-  record Measured(Map<String, ChainFigures> figures, List<OpenLoopLoad.Result> loads) {}
+  record Measured(
+      Map<String, ChainFigures> figures, List<OpenLoopLoad.Result> loads, String driverLate) {}
 
   /**
    * Drives {@code copies} together at {@code rate}: {@code settle} seconds, then {@code measure}
    * seconds measured.
    */
-  static Measured window(List<Copy> copies, double rate, int settle, int measure, int maxInFlight)
+  static Measured window(List<Copy> copies, double rate, int settle, int measure, Pace pace)
       throws Exception {
-    drive(copies, rate, settle, maxInFlight);
+    List<OpenLoopLoad.Result> settled = drive(copies, rate, settle, pace);
+    for (int i = 0; i < copies.size(); i++) {
+      OpenLoopLoad.Result load = settled.get(i);
+      if (load.lag().behindAtEndNanos() > 1_000_000_000L
+          || load.lag().notSent() > 0
+          || load.errors() > 0) {
+        System.out.printf(
+            Locale.ROOT,
+            "  settling at %.0f req/s for %d s, the %s copy fell behind: %d errors, %d not sent,"
+                + " p50 %.1f ms, %s%s%n",
+            rate,
+            settle,
+            copies.get(i).mode(),
+            load.errors(),
+            load.lag().notSent(),
+            load.percentileMicros(0.5) / 1000,
+            behind(load.lag()),
+            driverLate(settled));
+      }
+    }
     Map<ChainInstance, ProcessSample> before = samples(copies);
     long started = System.nanoTime();
-    List<OpenLoopLoad.Result> loads = drive(copies, rate, measure, maxInFlight);
+    List<OpenLoopLoad.Result> loads = drive(copies, rate, measure, pace);
     double seconds = (System.nanoTime() - started) / 1e9;
     Map<ChainInstance, ProcessSample> after = samples(copies);
     Map<String, ChainFigures> figures = new LinkedHashMap<>();
@@ -467,15 +619,15 @@ public final class ChainOverheadDriver {
       figures.put(
           copy.mode(), figures(copy.mode(), copy.chain(), loads.get(i), before, after, seconds));
     }
-    return new Measured(figures, loads);
+    return new Measured(figures, loads, driverLate(loads));
   }
 
   /**
    * Drives {@code copies} at {@code rate} from one schedule (request {@code i} due at the same
    * instant in every copy); results in order.
    */
-  static List<OpenLoopLoad.Result> drive(
-      List<Copy> copies, double rate, int seconds, int maxInFlight) throws InterruptedException {
+  static List<OpenLoopLoad.Result> drive(List<Copy> copies, double rate, int seconds, Pace pace)
+      throws InterruptedException {
     List<HttpClient> clients = new ArrayList<>();
     List<IntFunction<URI>> targets = new ArrayList<>();
     for (Copy copy : copies) {
@@ -484,7 +636,12 @@ public final class ChainOverheadDriver {
       targets.add(i -> uri);
     }
     return OpenLoopLoad.runTogether(
-        clients, targets, rate, Duration.ofSeconds(seconds), maxInFlight);
+        clients,
+        targets,
+        rate,
+        Duration.ofSeconds(seconds),
+        pace.maxInFlight(),
+        pace.giveUpBehind());
   }
 
   /**
@@ -550,7 +707,8 @@ public final class ChainOverheadDriver {
         load.percentileMicros(0.999),
         load.completed(),
         load.errors(),
-        load.non200());
+        load.non200(),
+        load.lag());
   }
 
   /** CPU microseconds over {@code seconds} as points of the 2-core quota. */
@@ -566,7 +724,9 @@ public final class ChainOverheadDriver {
         w.rate(),
         w.loadBefore(),
         w.loadAfter(),
-        w.sustained() ? "" : "  NOT SUSTAINED: a copy fell behind the offered rate");
+        w.sustained()
+            ? ""
+            : "  NOT SUSTAINED (the measured window): " + w.verdict() + w.driverLate());
     for (ChainFigures chain : List.of(w.none(), w.agent())) {
       StringBuilder line =
           new StringBuilder(

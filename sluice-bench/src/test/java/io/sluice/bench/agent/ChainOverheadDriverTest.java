@@ -43,7 +43,28 @@ class ChainOverheadDriverTest {
         40_000.0,
         30_000,
         0,
-        0);
+        0,
+        OpenLoopLoad.Lag.NONE);
+  }
+
+  /** A copy's figures with the given latency, answers and lag, one gateway as its instances. */
+  private static ChainOverheadDriver.ChainFigures chain(
+      String mode,
+      double p50Micros,
+      double p99Micros,
+      int completed,
+      int non200,
+      OpenLoopLoad.Lag lag) {
+    return new ChainOverheadDriver.ChainFigures(
+        mode,
+        chain(mode, 0.0).instances(),
+        p50Micros,
+        p99Micros,
+        p99Micros,
+        completed,
+        0,
+        non200,
+        lag);
   }
 
   private static ChainOverheadDriver.Window window(int round, double pairedMedianMicros) {
@@ -55,7 +76,8 @@ class ChainOverheadDriverTest {
         chain("agent", 0.25),
         new PairedDifference(30_000, pairedMedianMicros, -5, 5, -10, 10),
         "1.0 1.0 1.0",
-        "1.0 1.0 1.0");
+        "1.0 1.0 1.0",
+        "");
   }
 
   @Test
@@ -73,6 +95,84 @@ class ChainOverheadDriverTest {
   }
 
   @Test
+  void saysWhichCopyFellBehindInTheMeasuredWindowWhyAndHowFar() {
+    ChainOverheadDriver.ChainFigures slow =
+        chain(
+            "agent",
+            31_200.0,
+            2_400_000.0,
+            15_000,
+            0,
+            new OpenLoopLoad.Lag(
+                1_234,
+                4_100_000_000L,
+                2_300_000_000L,
+                2_200_000_000L,
+                20_000_000L,
+                2_400_000_000L,
+                0,
+                -1));
+    ChainOverheadDriver.Window window =
+        new ChainOverheadDriver.Window(
+            1,
+            250,
+            15_000,
+            chain("none", 0.0),
+            slow,
+            new PairedDifference(15_000, 181.0, 0, 0, 0, 0),
+            "27.1 20.0 10.0",
+            "39.0 25.0 12.0",
+            "; the driver itself woke up to 0.31 s late");
+
+    ChainOverheadDriver.print(window);
+
+    assertThat(printed.toString(StandardCharsets.UTF_8))
+        .contains(
+            "round 1, 250 req/s, load 27.1 20.0 10.0 -> 39.0 25.0 12.0  NOT SUSTAINED (the"
+                + " measured window): none copy kept up | agent copy: p50 31.2 ms (limit 20),"
+                + " p99 2.40 s (limit 1); last request sent 2.30 s after it was due, 1,234 waited"
+                + " for a free slot (longest 4.10 s), send lag p99 2.20 s, last answer 2.40 s after"
+                + " the last due time; the driver itself woke up to 0.31 s late");
+  }
+
+  @Test
+  void saysWhenACopyWasGivenUpAndHowManyRequestsWereNotSent() {
+    ChainOverheadDriver.ChainFigures givenUp =
+        chain(
+            "agent",
+            5_200_000.0,
+            10_100_000.0,
+            4_100,
+            0,
+            new OpenLoopLoad.Lag(
+                3_900,
+                10_000_000_000L,
+                10_000_000_000L,
+                9_900_000_000L,
+                1_000_000L,
+                10_300_000_000L,
+                10_900,
+                17_000_000_000L));
+
+    assertThat(ChainOverheadDriver.shortfall(givenUp, 15_000))
+        .startsWith(
+            "agent copy: given up 17 s into the window, more than the allowed lag behind: 10,900"
+                + " of 15,000 not sent, p50 5200.0 ms (limit 20), p99 10.10 s (limit 1); last"
+                + " request sent 10.00 s after it was due");
+  }
+
+  @Test
+  void aWindowWithAnswersOtherThan200IsNotSustained() {
+    ChainOverheadDriver.ChainFigures failing =
+        chain("none", 1_600.0, 8_000.0, 30_000, 12, OpenLoopLoad.Lag.NONE);
+
+    assertThat(ChainOverheadDriver.sustained(failing, 30_000)).isFalse();
+    assertThat(ChainOverheadDriver.shortfall(failing, 30_000))
+        .startsWith("none copy: 12 answers not 200; last request sent 0.00 s after it was due");
+    assertThat(ChainOverheadDriver.sustained(chain("none", 0.0), 30_000)).isTrue();
+  }
+
+  @Test
   void leavesOutWindowsInWhichACopyFellBehind() {
     ChainOverheadDriver.Window behind =
         new ChainOverheadDriver.Window(
@@ -83,7 +183,8 @@ class ChainOverheadDriverTest {
             chain("agent", 0.25),
             new PairedDifference(30_000, 999.0, 0, 0, 0, 0),
             "1.0 1.0 1.0",
-            "1.0 1.0 1.0");
+            "1.0 1.0 1.0",
+            "");
 
     ChainOverheadDriver.summarize(List.of(behind));
 

@@ -103,6 +103,27 @@ public final class ChainInstance {
     }
   }
 
+  /**
+   * The agent's own log over all its runs ({@code sluice-agent-<pid>.log} files, beside the output:
+   * the chain passes the instance's directory as the agent's {@code log.dir}); empty without the
+   * agent.
+   */
+  public String agentLog() {
+    StringBuilder all = new StringBuilder();
+    try (var files = Files.list(output.getParent())) {
+      for (Path log :
+          files
+              .filter(p -> p.getFileName().toString().matches("sluice-agent-\\d+\\.log"))
+              .sorted()
+              .toList()) {
+        all.append(Files.readString(log, StandardCharsets.UTF_8));
+      }
+    } catch (IOException e) {
+      return "(no agent log: " + e + ")";
+    }
+    return all.toString();
+  }
+
   synchronized void start() throws IOException {
     if (isRunning()) {
       return;

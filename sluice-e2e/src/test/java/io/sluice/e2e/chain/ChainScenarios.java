@@ -178,6 +178,21 @@ abstract class ChainScenarios {
 
   @Test
   @Order(14)
+  void theGatewayWritesTheLaneAndItsOriginIntoTheRequestItselfWithoutRebuildingIt()
+      throws Exception {
+    // An MSE-tagged request: the entry adds x-sluice-lane, the route the gateway's origin over the
+    // client's; both go into Reactor Netty's own request headers, so the agent logs no fallback.
+    assertThat(paths(HTTP_TEST, 10, "x-mse-tag", "gray", "x-sluice-origin", "c"))
+        .containsOnlyKeys(GRAY_PATH);
+    ChainInstance gateway = chain.instance("gateway", DemoChain.BASE);
+    assertThat(gateway.agentLog())
+        .as("the gateway's agent log")
+        .contains("spring-cloud-gateway-4.1")
+        .doesNotContain("cannot be written in place");
+  }
+
+  @Test
+  @Order(15)
   void aGatewayRouteUnderAFlowRuleAdmitsItsLimitAtThreeTimesTheLoad() throws Exception {
     int limit = 20;
     // The resource of a gateway route is its id, as Sentinel's gateway adapter names it.

@@ -25,7 +25,12 @@ import reactor.core.publisher.Mono;
  *
  * <p>The request the route proxies carries the outbound headers like any client call: this
  * gateway's name as {@code x-sluice-origin} (replacing whatever the client sent, since the gateway
- * is the caller of the service behind it) and the lane in the forms it arrived in.
+ * is the caller of the service behind it) and the lane in the forms it arrived in. They are written
+ * into the request's own headers ({@link GovernanceHooks#writeRequestHeader}), each only if the
+ * request does not carry it already: the lane is there since the WebFlux entry, so on Reactor Netty
+ * a route adds one header and copies none. Only a request whose headers cannot be written in place
+ * is rebuilt (with the exchange around it), once. Written in place, the inbound request itself
+ * carries the gateway's origin from here on, as Spring 6.1's own {@code mutate()} would leave it.
  */
 public final class FilteringWebHandlerAdvice {
   /** Spring Cloud Gateway's {@code ServerWebExchangeUtils.GATEWAY_ROUTE_ATTR}. */
@@ -47,11 +52,19 @@ public final class FilteringWebHandlerAdvice {
     GovernanceHooks hooks = SluiceHooks.get();
     String[] headers = hooks.outboundHeaders();
     if (headers.length > 0) {
-      ServerHttpRequest.Builder proxied = exchange.getRequest().mutate();
+      ServerHttpRequest request = exchange.getRequest();
+      ServerHttpRequest.Builder rebuilt = null;
       for (int i = 0; i + 1 < headers.length; i += 2) {
-        proxied.header(headers[i], headers[i + 1]);
+        if (rebuilt != null) {
+          rebuilt.header(headers[i], headers[i + 1]);
+        } else if (!hooks.writeRequestHeader(request, headers[i], headers[i + 1])) {
+          // From here on into a copy: a write in place would miss the copy mutate() just took.
+          rebuilt = request.mutate().header(headers[i], headers[i + 1]);
+        }
       }
-      exchange = exchange.mutate().request(proxied.build()).build();
+      if (rebuilt != null) {
+        exchange = exchange.mutate().request(rebuilt.build()).build();
+      }
     }
     Object governed = hooks.gatewayResource(route);
     if (governed == null) {
