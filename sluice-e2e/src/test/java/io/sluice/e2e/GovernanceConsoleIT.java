@@ -129,6 +129,8 @@ class GovernanceConsoleIT {
     browser.screenshot("governance-app");
     assertThat(statuses.getOrDefault(429, new AtomicInteger()).get()).isZero();
 
+    // The rule editor is usable once the stored document has loaded (until then it is read-only).
+    browser.elementWithText(test("rules-status"), "Stored as " + APP + "-flow-rules");
     WebElement resource = browser.element(By.name("quick-resource"));
     resource.sendKeys(ROUTE);
     WebElement qps = browser.element(By.name("quick-qps"));

@@ -165,8 +165,7 @@ function rulesEditor(app, state, selectedResource, initialKind) {
   const save = h('button', { type: 'button', 'data-test': 'save-rules' }, 'Save');
   const quickResource = h('input', { type: 'text', name: 'quick-resource', placeholder: 'resource', size: 40 });
   const quickQps = h('input', { type: 'number', name: 'quick-qps', min: 0, step: 1, value: 10, style: 'width:90px' });
-  const quick = h('div', { class: 'bar', 'data-test': 'quick-flow' }, 'Add a QPS limit: ', quickResource, quickQps, ' per second ',
-    h('button', { type: 'button', class: 'secondary', onclick: () => {
+  const quickAdd = h('button', { type: 'button', class: 'secondary', onclick: () => {
       let rules;
       try { rules = JSON.parse(editor.value || '[]'); } catch (e) { message(status, 'Fix the JSON first: ' + e.message); return; }
       if (!Array.isArray(rules)) { message(status, 'The rules must be a JSON array.'); return; }
@@ -174,23 +173,35 @@ function rulesEditor(app, state, selectedResource, initialKind) {
       rules = rules.filter(r => !(r && r.resource === resource && (r.grade === undefined || r.grade === 1)));
       rules.push({ resource, grade: 1, count: Number(quickQps.value) });
       editor.value = JSON.stringify(rules, null, 2);
-    } }, 'Add to the rules below'));
+    } }, 'Add to the rules below');
+  const quick = h('div', { class: 'bar', 'data-test': 'quick-flow' }, 'Add a QPS limit: ', quickResource, quickQps, ' per second ', quickAdd);
+  // While the stored document loads, nothing can be edited or saved: the load replaces the editor's
+  // text, so an edit made before it arrived would be lost, or a save would store the wrong text.
+  const editable = (on) => { editor.readOnly = !on; save.disabled = !on; quickAdd.disabled = !on; lanesForm.box.inert = !on; };
 
   const lanesForm = laneForm(editor, status);
 
   async function load() {
+    editable(false);
     clear(status);
     clear(inForce);
+    status.append(h('p', { class: 'muted' }, 'Loading…'));
     for (const b of tabs.children) b.classList.toggle('active', b.dataset.kind === kind);
     quick.hidden = kind !== 'flow';
     lanesForm.box.hidden = kind !== 'lanes';
     const body = await api.get(RULES, { app, kind, namespaceId: state.namespace });
+    clear(status);
     editor.value = body.exists ? body.content : '';
     lanesForm.refresh();
     editor.placeholder = 'No ' + (kind === 'lanes' ? 'lanes' : kind + ' rules') + ' yet. For example:\n' + EXAMPLES[kind];
     showRules(body.rules || [], body.invalid);
     status.append(h('p', { class: 'muted' }, `Stored as ${body.dataId} in group ${body.group}` + (body.exists ? '' : ' (not yet)')
       + (kind === 'lanes' ? ': one document for every application of the namespace.' : '')));
+    editable(true);
+  }
+  // A document that could not be read stays read-only: saving over it unseen could lose rules.
+  function reload() {
+    load().catch(e => { clear(status); message(status, 'Could not load the stored document (pick the tab again to retry): ' + e.message); });
   }
   function showRules(rules, invalid) {
     clear(inForce);
@@ -198,7 +209,7 @@ function rulesEditor(app, state, selectedResource, initialKind) {
     for (const r of rules) inForce.append(h('li', {}, r));
   }
   for (const k of app ? KINDS : []) {
-    tabs.append(h('button', { type: 'button', 'data-kind': k, 'data-test': 'rules-tab-' + k, onclick: () => { kind = k; load(); } }, k));
+    tabs.append(h('button', { type: 'button', 'data-kind': k, 'data-test': 'rules-tab-' + k, onclick: () => { kind = k; reload(); } }, k));
   }
   save.addEventListener('click', async () => {
     save.disabled = true;
@@ -216,6 +227,6 @@ function rulesEditor(app, state, selectedResource, initialKind) {
   });
   box.append(h('h2', {}, app ? 'Rules' : 'Lane document'), tabs, quick, lanesForm.box, editor, h('div', { class: 'bar' }, save), status,
     h('h3', {}, 'In force after saving'), inForce);
-  load().catch(e => message(status, e.message));
+  reload();
   return box;
 }
