@@ -38,11 +38,12 @@ final class NettyH2Server implements GrpcServer.Listening {
   static final long PERMITTED_PING_INTERVAL_MINUTES = 5;
 
   /**
-   * When a connection's socket counts as busy. The HTTP/2 flow controller writes queued answers
-   * into the socket only while it is not, so with Netty's default (64 KiB) a burst of 16 service
-   * lists of 5 KiB was cut mid-answer and sent in two writes; this fits a full burst of 100
-   * streams' answers. It bounds nothing: what the socket does not take waits in the flow
-   * controller, bounded by the streams and pushes a connection may have outstanding.
+   * When a connection's socket counts as busy. The HTTP/2 flow controller moves queued answers into
+   * the socket only while it is not, so with Netty's default (64 KiB) a read's burst of 16 service
+   * lists of 5 KiB would be cut mid-answer, the rest written by a second flush once the first
+   * drained; this fits a burst of 100 streams' answers. It bounds nothing: what the socket does not
+   * take waits in the flow controller, bounded by the streams and pushes a connection may have
+   * outstanding.
    */
   private static final WriteBufferWaterMark WRITE_BUFFER =
       new WriteBufferWaterMark(256 * 1024, 512 * 1024);

@@ -21,6 +21,9 @@ import java.util.Map;
  * MalformedPayloadException} and never reads past the buffer.
  */
 public final class PayloadCodec {
+  /** The length of a gRPC message's prefix: the compressed flag and the length, big-endian. */
+  static final int GRPC_PREFIX_BYTES = 5;
+
   private static final int WIRE_VARINT = 0;
   private static final int WIRE_FIXED64 = 1;
   private static final int WIRE_LENGTH_DELIMITED = 2;
@@ -192,9 +195,6 @@ public final class PayloadCodec {
       writeVarint(out, bodyLength);
     }
   }
-
-  /** The length of a gRPC message's prefix: the compressed flag and the length, big-endian. */
-  static final int GRPC_PREFIX_BYTES = 5;
 
   /**
    * {@code payload} as one uncompressed gRPC message, in one buffer from {@code alloc}: the 5-byte
