@@ -19,6 +19,25 @@ public record ServiceKey(String namespace, String group, String name) {
     Objects.requireNonNull(name, "name");
   }
 
+  /**
+   * Written out, as is {@link #hashCode}: every query looks its service up by a fresh key, and the
+   * record's generated {@code equals} (method handles) was not inlined into that lookup, 1.3 % of a
+   * query's CPU in the netty-h2 profile. Components are never null (see the constructor).
+   */
+  @Override
+  public boolean equals(Object other) {
+    return other == this
+        || other instanceof ServiceKey key
+            && name.equals(key.name)
+            && group.equals(key.group)
+            && namespace.equals(key.namespace);
+  }
+
+  @Override
+  public int hashCode() {
+    return (namespace.hashCode() * 31 + group.hashCode()) * 31 + name.hashCode();
+  }
+
   public static ServiceKey of(String namespace, String group, String name) {
     return new ServiceKey(namespace, group, name);
   }

@@ -1,6 +1,7 @@
 package io.sluice.server.naming.grpc;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
+import io.netty.buffer.ByteBuf;
 import io.sluice.server.protocol.grpc.NacosRequest;
 import io.sluice.server.protocol.grpc.NacosResponse;
 import io.sluice.server.protocol.grpc.RequestResource;
@@ -74,9 +75,8 @@ public final class NamingMessages {
     }
 
     @Override
-    protected void writeAfterRequestId(byte[] into, int at) {
-      byte[] encoded = encoded();
-      System.arraycopy(encoded, 0, into, at, encoded.length);
+    protected void writeAfterRequestId(ByteBuf into) {
+      into.writeBytes(encoded());
     }
 
     private byte[] encoded() {
@@ -151,13 +151,11 @@ public final class NamingMessages {
     }
 
     @Override
-    protected void writeAfterRequestId(byte[] into, int at) {
-      System.arraycopy(SERVICE_INFO_FIELD, 0, into, at, SERVICE_INFO_FIELD.length);
-      at += SERVICE_INFO_FIELD.length;
-      System.arraycopy(serviceInfo, 0, into, at, serviceInfo.length);
-      at += serviceInfo.length;
-      into[at++] = ',';
-      System.arraycopy(SUCCESS_FIELDS, 0, into, at, SUCCESS_FIELDS.length);
+    protected void writeAfterRequestId(ByteBuf into) {
+      into.writeBytes(SERVICE_INFO_FIELD)
+          .writeBytes(serviceInfo)
+          .writeByte(',')
+          .writeBytes(SUCCESS_FIELDS);
     }
   }
 

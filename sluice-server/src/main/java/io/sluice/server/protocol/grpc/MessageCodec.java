@@ -9,6 +9,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.ObjectWriter;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
@@ -33,6 +36,9 @@ public final class MessageCodec {
   private final ObjectMapper mapper;
   private final Map<String, Reader> readers = new ConcurrentHashMap<>();
   private final Map<Class<?>, ObjectWriter> writers = new ConcurrentHashMap<>();
+
+  /** The payload type of each response class (its simple name), as UTF-8. */
+  private final Map<Class<?>, byte[]> typeNames = new ConcurrentHashMap<>();
 
   public MessageCodec() {
     this.mapper =
@@ -107,7 +113,9 @@ public final class MessageCodec {
     if (message instanceof NacosResponse response) {
       int after = response.encodedLengthAfterRequestId();
       if (after >= 0) {
-        return Payload.of(message.getClass().getSimpleName(), spliced(response, after));
+        byte[] body = new byte[requestIdFieldLength(response.requestId) + after];
+        writeSplicedBody(response, after, Unpooled.wrappedBuffer(body).writerIndex(0));
+        return Payload.of(message.getClass().getSimpleName(), body);
       }
     }
     ObjectWriter writer = writers.computeIfAbsent(message.getClass(), mapper::writerFor);
@@ -119,26 +127,91 @@ public final class MessageCodec {
   }
 
   /**
-   * A pre-encoded response's body: {@code {"requestId":"<id>",} (the id JSON-escaped, since the
-   * client chose it) and then the response's own bytes, in one array with one copy of them.
+   * {@code message} as one uncompressed gRPC message, in one buffer from {@code alloc}: the 5-byte
+   * prefix, then exactly the bytes of {@code PayloadCodec.encode(encode(message))}. A pre-encoded
+   * response is written from its cached bytes straight into the buffer, with no body array or
+   * payload of its own (the netty-h2 transport's answers). The caller owns the buffer.
    */
-  private static byte[] spliced(NacosResponse response, int after) {
-    byte[] id =
-        response.requestId == null
-            ? null
-            : JsonStringEncoder.getInstance().quoteAsUTF8(response.requestId);
-    int head = id == null ? 1 : REQUEST_ID_FIELD.length + id.length + 2;
-    byte[] body = new byte[head + after];
-    if (id == null) {
-      body[0] = '{';
-    } else {
-      System.arraycopy(REQUEST_ID_FIELD, 0, body, 0, REQUEST_ID_FIELD.length);
-      System.arraycopy(id, 0, body, REQUEST_ID_FIELD.length, id.length);
-      body[head - 2] = '"';
-      body[head - 1] = ',';
+  public ByteBuf encodeGrpcMessage(Object message, ByteBufAllocator alloc) {
+    if (message instanceof NacosResponse response) {
+      int after = response.encodedLengthAfterRequestId();
+      if (after >= 0) {
+        byte[] type = typeName(message.getClass());
+        int bodyLength = requestIdFieldLength(response.requestId) + after;
+        int length = PayloadCodec.headLength(type, bodyLength) + bodyLength;
+        ByteBuf out = alloc.buffer(PayloadCodec.GRPC_PREFIX_BYTES + length);
+        try {
+          out.writeByte(0).writeInt(length);
+          PayloadCodec.writeHead(out, type, bodyLength);
+          writeSplicedBody(response, after, out);
+          return out;
+        } catch (RuntimeException e) {
+          out.release();
+          throw e;
+        }
+      }
     }
-    response.writeAfterRequestId(body, head);
-    return body;
+    return PayloadCodec.grpcMessage(encode(message), alloc);
+  }
+
+  private byte[] typeName(Class<?> type) {
+    byte[] name = typeNames.get(type);
+    if (name == null) {
+      name = type.getSimpleName().getBytes(StandardCharsets.UTF_8);
+      typeNames.put(type, name);
+    }
+    return name;
+  }
+
+  /**
+   * A pre-encoded response's body: {@code {"requestId":"<id>",} (the id JSON-escaped, since the
+   * client chose it) and then the response's own bytes, copied once into {@code out}.
+   */
+  private static void writeSplicedBody(NacosResponse response, int after, ByteBuf out) {
+    int start = out.writerIndex();
+    String id = response.requestId;
+    if (id == null) {
+      out.writeByte('{');
+    } else {
+      out.writeBytes(REQUEST_ID_FIELD);
+      if (isPlainJson(id)) {
+        out.writeCharSequence(id, StandardCharsets.US_ASCII);
+      } else {
+        out.writeBytes(JsonStringEncoder.getInstance().quoteAsUTF8(id));
+      }
+      out.writeByte('"').writeByte(',');
+    }
+    response.writeAfterRequestId(out);
+    int written = out.writerIndex() - start;
+    int promised = requestIdFieldLength(id) + after;
+    if (written != promised) {
+      throw new IllegalStateException(
+          response.getClass().getSimpleName() + " wrote " + written + " bytes, not " + promised);
+    }
+  }
+
+  /** The length of {@code {"requestId":"<id>",}, or of {@code {} when there is no id. */
+  private static int requestIdFieldLength(String id) {
+    if (id == null) {
+      return 1;
+    }
+    int quoted =
+        isPlainJson(id) ? id.length() : JsonStringEncoder.getInstance().quoteAsUTF8(id).length;
+    return REQUEST_ID_FIELD.length + quoted + 2;
+  }
+
+  /**
+   * Whether {@code s} is printable ASCII that JSON leaves unescaped (no quote, backslash or control
+   * character), so its UTF-8 is its chars: every request id the official clients choose.
+   */
+  private static boolean isPlainJson(String s) {
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** The shared mapper, for protocol code that writes JSON outside of payloads. */

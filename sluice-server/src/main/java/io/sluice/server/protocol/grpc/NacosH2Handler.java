@@ -7,7 +7,9 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http2.AbstractHttp2ConnectionHandlerBuilder;
+import io.netty.handler.codec.http2.DefaultHttp2Connection;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
+import io.netty.handler.codec.http2.DefaultHttp2RemoteFlowController;
 import io.netty.handler.codec.http2.Http2CodecUtil;
 import io.netty.handler.codec.http2.Http2Connection;
 import io.netty.handler.codec.http2.Http2ConnectionAdapter;
@@ -21,9 +23,12 @@ import io.netty.handler.codec.http2.Http2FrameListener;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.codec.http2.Http2Stream;
+import io.netty.handler.codec.http2.UniformStreamByteDistributor;
 import io.netty.util.AsciiString;
 import io.sluice.server.clock.ServerClock;
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.net.SocketAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -67,7 +72,7 @@ final class NacosH2Handler extends Http2ConnectionHandler implements Http2FrameL
   /** Per-stream (SETTINGS) and connection receive window, as grpc-java's default. */
   private static final int FLOW_CONTROL_WINDOW = 1 << 20;
 
-  private static final int PREFIX_BYTES = 5;
+  private static final int PREFIX_BYTES = PayloadCodec.GRPC_PREFIX_BYTES;
   private static final AsciiString CONTENT_TYPE = AsciiString.cached("content-type");
   private static final AsciiString GRPC_CONTENT_TYPE = AsciiString.cached("application/grpc");
   private static final AsciiString GRPC_ENCODING = AsciiString.cached("grpc-encoding");
@@ -482,16 +487,6 @@ final class NacosH2Handler extends Http2ConnectionHandler implements Http2FrameL
     return fromOtherThreads.execute(task);
   }
 
-  /** The frame of one gRPC message: the 5-byte prefix, the payload's head, then its body. */
-  private ByteBuf frame(Payload payload) {
-    byte[] head = PayloadCodec.head(payload);
-    byte[] body = payload.body();
-    int length = head.length + body.length;
-    ByteBuf frame = context.alloc().buffer(PREFIX_BYTES + length);
-    frame.writeByte(0).writeInt(length).writeBytes(head).writeBytes(body);
-    return frame;
-  }
-
   /**
    * One call on one stream: reads its messages (prefix, then exactly the announced bytes) and ends
    * it once, with an answer or a status. Loop-confined except where subclasses say.
@@ -631,12 +626,24 @@ final class NacosH2Handler extends Http2ConnectionHandler implements Http2FrameL
 
   /** {@code /Request/request}: one message in, one answer out. */
   private final class UnaryCall extends H2Call implements NacosCalls.UnaryReply, Runnable {
+    private static final VarHandle ANSWER;
+
+    static {
+      try {
+        ANSWER = MethodHandles.lookup().findVarHandle(UnaryCall.class, "answer", ByteBuf.class);
+      } catch (ReflectiveOperationException e) {
+        throw new ExceptionInInitializerError(e);
+      }
+    }
+
     private Payload request;
 
     /**
-     * The encoded answer, handed from the answering thread to the loop (the queue publishes it).
+     * The answer's gRPC message, encoded by the answering thread and taken once (by the loop's
+     * write, or back by a refused hand-over), so the buffer is released exactly once.
      */
-    private Payload answer;
+    @SuppressWarnings("unused") // through ANSWER
+    private volatile ByteBuf answer;
 
     UnaryCall(int streamId) {
       super(streamId);
@@ -662,19 +669,32 @@ final class NacosH2Handler extends Http2ConnectionHandler implements Http2FrameL
       calls.unary(connectionId, call, this);
     }
 
-    /** Any thread: the answer is encoded here, written on the loop (the call is its own task). */
+    /**
+     * Any thread: the answer is encoded here, straight into a pooled buffer, and written on the
+     * loop (the call is its own task).
+     */
     @Override
     public void answer(NacosResponse response) {
-      answer = calls.codec().encode(response);
-      onLoop(this);
+      ANSWER.setRelease(this, calls.codec().encodeGrpcMessage(response, context.alloc()));
+      if (!onLoop(this)) {
+        ByteBuf unsent = take(); // the loop is shutting down: nobody will write it
+        if (unsent != null) {
+          unsent.release();
+        }
+      }
+    }
+
+    private ByteBuf take() {
+      return (ByteBuf) ANSWER.getAndSet(this, (ByteBuf) null);
     }
 
     /** On the loop: writes the answer. */
     @Override
     public void run() {
-      Payload payload = answer;
-      answer = null;
-      writeAnswer(payload);
+      ByteBuf message = take();
+      if (message != null) {
+        writeAnswer(message);
+      }
     }
 
     /** Any thread. */
@@ -683,16 +703,17 @@ final class NacosH2Handler extends Http2ConnectionHandler implements Http2FrameL
       onLoop(() -> writeEnd(code, description));
     }
 
-    private void writeAnswer(Payload payload) {
+    private void writeAnswer(ByteBuf message) {
       if (done || connection().stream(streamId) == null) {
         done = true;
+        message.release();
         return;
       }
       done = true;
       resetPingStrikes();
       Http2ConnectionEncoder out = encoder();
       out.writeHeaders(context, streamId, RESPONSE_HEADERS, 0, false, context.newPromise());
-      out.writeData(context, streamId, frame(payload), 0, false, context.newPromise());
+      out.writeData(context, streamId, message, 0, false, context.newPromise());
       out.writeHeaders(context, streamId, OK_TRAILERS, 0, true, context.newPromise());
       flushUnlessBusy();
     }
@@ -761,7 +782,7 @@ final class NacosH2Handler extends Http2ConnectionHandler implements Http2FrameL
       if (closing) {
         throw new IllegalStateException("stream closed");
       }
-      ByteBuf frame = frame(message);
+      ByteBuf frame = PayloadCodec.grpcMessage(message, context.alloc());
       if (!onLoop(() -> writePush(frame))) {
         frame.release();
         throw new IllegalStateException("connection shutting down");
@@ -788,6 +809,9 @@ final class NacosH2Handler extends Http2ConnectionHandler implements Http2FrameL
   /** Netty's idiom for a handler that is its own frame listener. */
   private static final class Builder
       extends AbstractHttp2ConnectionHandlerBuilder<NacosH2Handler, Builder> {
+    /** SETTINGS_MAX_FRAME_SIZE's default: a larger chunk is cut into frames of this size anyway. */
+    private static final int MIN_CHUNK_BYTES = 16 * 1024;
+
     private final NacosCalls calls;
     private final HandshakeGate gate;
     private final ServerClock clock;
@@ -798,7 +822,7 @@ final class NacosH2Handler extends Http2ConnectionHandler implements Http2FrameL
       this.gate = gate;
       this.clock = clock;
       this.maxMessageBytes = maxMessageBytes;
-      server(true);
+      connection(serverConnection());
       initialSettings(
           new Http2Settings()
               .maxConcurrentStreams(MAX_CONCURRENT_STREAMS)
@@ -806,6 +830,24 @@ final class NacosH2Handler extends Http2ConnectionHandler implements Http2FrameL
               .initialWindowSize(FLOW_CONTROL_WINDOW));
       gracefulShutdownTimeoutMillis(GRACEFUL_SHUTDOWN_MILLIS);
       decoderEnforceMaxRstFramesPerWindow(MAX_RESETS_PER_WINDOW, RESET_WINDOW_SECONDS);
+    }
+
+    /**
+     * A server connection whose remote flow controller hands the window out round-robin in chunks
+     * of at least {@value #MIN_CHUNK_BYTES} bytes: each queued answer goes out as one DATA frame.
+     * Netty's default distributor (weighted fair queueing, a 1 KiB quantum) cut every answer queued
+     * beside others into 1 KiB DATA frames, interleaved across streams, each with its own frame
+     * header, buffer slice, promise and priority-queue turn; HTTP/2 priorities, the only reason for
+     * it, are deprecated (RFC 9113) and Nacos clients send none.
+     */
+    private static Http2Connection serverConnection() {
+      DefaultHttp2Connection connection = new DefaultHttp2Connection(true);
+      UniformStreamByteDistributor distributor = new UniformStreamByteDistributor(connection);
+      distributor.minAllocationChunk(MIN_CHUNK_BYTES);
+      connection
+          .remote()
+          .flowController(new DefaultHttp2RemoteFlowController(connection, distributor));
+      return connection;
     }
 
     @Override

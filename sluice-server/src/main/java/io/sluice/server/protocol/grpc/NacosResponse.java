@@ -1,6 +1,7 @@
 package io.sluice.server.protocol.grpc;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import io.netty.buffer.ByteBuf;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -38,11 +39,12 @@ public abstract class NacosResponse {
   }
 
   /**
-   * Writes the JSON after {@code {"requestId":"…",} into {@code into} at {@code at}; called only
-   * after {@link #encodedLengthAfterRequestId} returned a length, with room for exactly that many
-   * bytes.
+   * Writes the JSON after {@code {"requestId":"…",} into {@code into} at its writer index; called
+   * only after {@link #encodedLengthAfterRequestId} returned a length, with room for exactly that
+   * many bytes. {@code into} is the answer's own array (grpc-java) or the pooled buffer of its gRPC
+   * message (netty-h2): cached bytes are copied once, straight to where they are sent from.
    */
-  protected void writeAfterRequestId(byte[] into, int at) {
+  protected void writeAfterRequestId(ByteBuf into) {
     throw new UnsupportedOperationException(getClass().getSimpleName() + " is not pre-encoded");
   }
 

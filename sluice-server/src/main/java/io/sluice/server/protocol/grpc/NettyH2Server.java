@@ -8,6 +8,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
@@ -36,6 +37,17 @@ final class NettyH2Server implements GrpcServer.Listening {
   /** Pings more often than this are a strike (grpc-java's {@code permitKeepAliveTime}). */
   static final long PERMITTED_PING_INTERVAL_MINUTES = 5;
 
+  /**
+   * When a connection's socket counts as busy. The HTTP/2 flow controller moves queued answers into
+   * the socket only while it is not, so with Netty's default (64 KiB) a read's burst of 16 service
+   * lists of 5 KiB would be cut mid-answer, the rest written by a second flush once the first
+   * drained; this fits a burst of 100 streams' answers. It bounds nothing: what the socket does not
+   * take waits in the flow controller, bounded by the streams and pushes a connection may have
+   * outstanding.
+   */
+  private static final WriteBufferWaterMark WRITE_BUFFER =
+      new WriteBufferWaterMark(256 * 1024, 512 * 1024);
+
   private final Channel listening;
   private final ChannelGroup connections;
 
@@ -61,6 +73,7 @@ final class NettyH2Server implements GrpcServer.Listening {
             .channelFactory((ChannelFactory<NioServerSocketChannel>) gate::serverChannel)
             .childOption(ChannelOption.TCP_NODELAY, true)
             .childOption(ChannelOption.SO_KEEPALIVE, true)
+            .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, WRITE_BUFFER)
             .childHandler(
                 new ChannelInitializer<Channel>() {
                   @Override

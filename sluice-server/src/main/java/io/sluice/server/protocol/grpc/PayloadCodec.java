@@ -1,5 +1,7 @@
 package io.sluice.server.protocol.grpc;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
@@ -19,6 +21,9 @@ import java.util.Map;
  * MalformedPayloadException} and never reads past the buffer.
  */
 public final class PayloadCodec {
+  /** The length of a gRPC message's prefix: the compressed flag and the length, big-endian. */
+  static final int GRPC_PREFIX_BYTES = 5;
+
   private static final int WIRE_VARINT = 0;
   private static final int WIRE_FIXED64 = 1;
   private static final int WIRE_LENGTH_DELIMITED = 2;
@@ -158,6 +163,58 @@ public final class PayloadCodec {
       }
     }
     return out.finish();
+  }
+
+  /**
+   * The length of {@link #writeHead}'s bytes: the head of a payload that has a type and a body of
+   * {@code bodyLength} bytes, no client IP and no headers (every answer the server encodes).
+   */
+  static int headLength(byte[] type, int bodyLength) {
+    int anySize = bodyLength == 0 ? 0 : fieldSize(ANY_VALUE, bodyLength);
+    return fieldSize(PAYLOAD_METADATA, fieldSize(METADATA_TYPE, type.length))
+        + fieldSize(PAYLOAD_BODY, anySize)
+        - bodyLength;
+  }
+
+  /**
+   * Writes the head of a payload that has only a type (UTF-8) and a body of {@code bodyLength}
+   * bytes: the same bytes as {@link #head} of {@code Payload.of(type, body)}, written straight into
+   * {@code out}, so the body can follow without an array of its own.
+   */
+  static void writeHead(ByteBuf out, byte[] type, int bodyLength) {
+    int anySize = bodyLength == 0 ? 0 : fieldSize(ANY_VALUE, bodyLength);
+    out.writeByte(PAYLOAD_METADATA << 3 | WIRE_LENGTH_DELIMITED);
+    writeVarint(out, fieldSize(METADATA_TYPE, type.length));
+    out.writeByte(METADATA_TYPE << 3 | WIRE_LENGTH_DELIMITED);
+    writeVarint(out, type.length);
+    out.writeBytes(type);
+    out.writeByte(PAYLOAD_BODY << 3 | WIRE_LENGTH_DELIMITED);
+    writeVarint(out, anySize);
+    if (anySize > 0) {
+      out.writeByte(ANY_VALUE << 3 | WIRE_LENGTH_DELIMITED);
+      writeVarint(out, bodyLength);
+    }
+  }
+
+  /**
+   * {@code payload} as one uncompressed gRPC message, in one buffer from {@code alloc}: the 5-byte
+   * prefix, the payload's head, then its body. The caller owns the buffer.
+   */
+  static ByteBuf grpcMessage(Payload payload, ByteBufAllocator alloc) {
+    byte[] head = head(payload);
+    byte[] body = payload.body();
+    int length = head.length + body.length;
+    ByteBuf message = alloc.buffer(GRPC_PREFIX_BYTES + length);
+    message.writeByte(0).writeInt(length).writeBytes(head).writeBytes(body);
+    return message;
+  }
+
+  private static void writeVarint(ByteBuf out, int value) {
+    while ((value & ~0x7F) != 0) {
+      out.writeByte((value & 0x7F) | 0x80);
+      value >>>= 7;
+    }
+    out.writeByte(value);
   }
 
   private static int mapEntrySize(byte[] key, byte[] value) {

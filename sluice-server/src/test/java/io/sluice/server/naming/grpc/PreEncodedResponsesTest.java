@@ -8,6 +8,9 @@ import com.alibaba.nacos.api.naming.remote.response.QueryServiceResponse;
 import com.alibaba.nacos.api.naming.remote.response.SubscribeServiceResponse;
 import com.alibaba.nacos.common.remote.PayloadRegistry;
 import com.alibaba.nacos.common.remote.client.grpc.GrpcUtils;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.UnpooledByteBufAllocator;
 import io.sluice.server.protocol.grpc.ErrorCodes;
 import io.sluice.server.protocol.grpc.MessageCodec;
 import io.sluice.server.protocol.grpc.NacosResponse;
@@ -38,13 +41,26 @@ class PreEncodedResponsesTest {
     PayloadRegistry.init();
   }
 
-  /** Encodes like the server does on the wire: codec, then the marshaller's stream, drained. */
+  /**
+   * Encodes like the server does on the wire: codec, then the marshaller's stream, drained
+   * (grpc-java); and checks that the netty-h2 transport's gRPC message, written straight into one
+   * buffer, is the same bytes behind its 5-byte prefix.
+   */
   private Object onTheWire(NacosResponse response) throws Exception {
     InputStream stream = PayloadMarshaller.INSTANCE.stream(codec.encode(response));
     ByteArrayOutputStream wire = new ByteArrayOutputStream();
     int length = stream.available();
     int drained = ((io.grpc.Drainable) stream).drainTo(wire);
     assertThat(drained).isEqualTo(length).isEqualTo(wire.size());
+
+    ByteBuf message = codec.encodeGrpcMessage(response, UnpooledByteBufAllocator.DEFAULT);
+    try {
+      assertThat(message.readByte()).isZero();
+      assertThat(message.readInt()).isEqualTo(wire.size());
+      assertThat(ByteBufUtil.getBytes(message)).isEqualTo(wire.toByteArray());
+    } finally {
+      message.release();
+    }
     return GrpcUtils.parse(Payload.parseFrom(wire.toByteArray()));
   }
 
@@ -63,6 +79,20 @@ class PreEncodedResponsesTest {
     assertThat(read.getServiceInfo().getHosts()).hasSize(1);
     assertThat(read.getServiceInfo().getHosts().get(0).getMetadata())
         .containsEntry("zone", "\u00e9st");
+  }
+
+  @Test
+  void aPlainRequestIdIsWrittenAsItIsAndAnEmptyListStillReads() throws Exception {
+    NamingMessages.QueryServiceResponse response = new NamingMessages.QueryServiceResponse();
+    response.serviceInfo =
+        "{\"name\":\"s\",\"groupName\":\"G\",\"clusters\":\"\",\"hosts\":[]}"
+            .getBytes(StandardCharsets.UTF_8);
+    response.requestId = "1234567";
+
+    QueryServiceResponse read = (QueryServiceResponse) onTheWire(response);
+
+    assertThat(read.getRequestId()).isEqualTo("1234567");
+    assertThat(read.getServiceInfo().getHosts()).isEmpty();
   }
 
   @Test

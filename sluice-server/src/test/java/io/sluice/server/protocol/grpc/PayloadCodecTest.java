@@ -7,6 +7,10 @@ import com.alibaba.nacos.api.config.remote.request.ConfigQueryRequest;
 import com.alibaba.nacos.api.config.remote.response.ConfigQueryResponse;
 import com.alibaba.nacos.common.remote.PayloadRegistry;
 import com.alibaba.nacos.common.remote.client.grpc.GrpcUtils;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.netty.buffer.UnpooledByteBufAllocator;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -114,5 +118,27 @@ class PayloadCodecTest {
     assertThatThrownBy(() -> PayloadCodec.decode(new byte[0]))
         .isInstanceOf(MalformedPayloadException.class)
         .hasMessageContaining("type");
+  }
+
+  @Test
+  void writesAnAnswersHeadStraightIntoABufferAsTheArrayEncodingDoesAtEveryVarintWidth() {
+    byte[] type = "QueryServiceResponse".getBytes(StandardCharsets.US_ASCII);
+    for (int length : new int[] {0, 1, 117, 118, 127, 128, 16_380, 16_384, 2_097_152}) {
+      byte[] body = new byte[length];
+      byte[] head = PayloadCodec.head(Payload.of("QueryServiceResponse", body));
+      ByteBuf out = Unpooled.buffer();
+
+      PayloadCodec.writeHead(out, type, length);
+
+      assertThat(ByteBufUtil.getBytes(out)).as("body of %d bytes", length).isEqualTo(head);
+      assertThat(PayloadCodec.headLength(type, length)).isEqualTo(head.length);
+      ByteBuf message =
+          PayloadCodec.grpcMessage(Payload.of("T", body), UnpooledByteBufAllocator.DEFAULT);
+      assertThat(message.readByte()).isZero();
+      assertThat(message.readInt()).isEqualTo(message.readableBytes());
+      assertThat(ByteBufUtil.getBytes(message))
+          .isEqualTo(PayloadCodec.encode(Payload.of("T", body)));
+      message.release();
+    }
   }
 }
