@@ -9,7 +9,12 @@
 # progress every 10 s in progress.txt), measures again and prints bytes per instance per node: the
 # follower that owns the connections, and the two nodes that hold a replicated copy. Also prints
 # the seconds from the first registration until each node listed all of them, each node's GC
-# count and time over the run (jstat), and the 1-minute load average's range meanwhile. Needs
+# count and time over the run (jstat), and the 1-minute load average's range meanwhile. Memory
+# besides the live heap: each node's committed heap (jstat: survivor, eden and old capacities) and
+# RSS, their largest during the run (sampled every 10 s), when every node lists all instances, and
+# after IDLE_SECONDS (default 120) with the instances held and nothing else happening, before
+# the histograms' full collections (which shrink the heap by themselves). SLUICE_JAVA_OPTS reaches
+# the nodes (e.g. -Xlog:gc:file=... for the pauses, or heap options to compare). Needs
 # sluice-bench/target/benchmarks.jar, jcmd and jstat on the PATH.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -46,6 +51,24 @@ gc_counts() {
     print $(NF-6), $(NF-5), $(NF-4), $(NF-3), ($(NF-2) == "-" ? 0 : $(NF-2)), ($(NF-1) == "-" ? 0 : $(NF-1)) }'
 }
 
+# Committed heap (S0C + S1C + EC + OC) and RSS of node N, in MiB: "heap rss".
+memory_mib() {
+  local pid heap rss
+  pid="$(pid_of "127.0.0.$1")"
+  heap=$(jstat -gc "$pid" | awk 'NR == 2 { printf "%.0f", ($1 + $2 + $5 + $7) / 1024 }')
+  rss=$(awk '/^VmRSS:/ { printf "%.0f", $2 / 1024 }' "/proc/$pid/status")
+  echo "$heap $rss"
+}
+declare -A peak_heap peak_rss
+note_memory() {
+  local n heap rss
+  for n in 1 2 3; do
+    read -r heap rss <<<"$(memory_mib "$n")"
+    if [ "$heap" -gt "${peak_heap[$n]:-0}" ]; then peak_heap[$n]=$heap; fi
+    if [ "$rss" -gt "${peak_rss[$n]:-0}" ]; then peak_rss[$n]=$rss; fi
+  done
+}
+
 declare -A gc_before done_at
 for n in 1 2 3; do gc_before[$n]="$(gc_counts "$n")"; done
 wait_seconds="${WAIT_SECONDS:-900}"
@@ -55,6 +78,7 @@ started=$(date +%s.%N)
 java -Dhold.seconds=$(( wait_seconds + 300 )) -cp "$jar" io.sluice.bench.load.NamingFootprint "$owner:$port" \
   "$(pid_of "$owner")" "$instances" "$services" 200 0 1 >"$work/footprint.log" 2>&1 &
 driver=$!
+trap 'kill "$driver" 2>/dev/null || true; stop_cluster' EXIT
 last_progress=0
 finished=0
 while [ "$finished" -lt 3 ]; do
@@ -73,7 +97,8 @@ while [ "$finished" -lt 3 ]; do
     fi
   done
   if [ $(( elapsed - last_progress )) -ge 10 ]; then
-    echo "${elapsed}s instances on nodes 1-3:$counts load $load" >>"$work/progress.txt"
+    note_memory
+    echo "${elapsed}s instances on nodes 1-3:$counts load $load committed heap MiB ${peak_heap[1]} ${peak_heap[2]} ${peak_heap[3]} (largest so far)" >>"$work/progress.txt"
     last_progress=$elapsed
   fi
   if [ "$elapsed" -ge "$wait_seconds" ]; then
@@ -93,6 +118,24 @@ for n in 1 2 3; do
 done
 grep -h "registered in" "$work/footprint.log" || true
 echo "1-min load $load_min-$load_max while registering and replicating"
+note_memory
+declare -A at_done
+for n in 1 2 3; do at_done[$n]="$(memory_mib "$n")"; done
+idle_seconds="${IDLE_SECONDS:-120}"
+idle_load_max=0
+idle_from=$SECONDS
+while [ $(( SECONDS - idle_from )) -lt "$idle_seconds" ]; do
+  sleep 10
+  note_memory
+  idle_load_max=$(awk -v a="$idle_load_max" -v b="$(cut -d' ' -f1 /proc/loadavg)" 'BEGIN { print (b > a ? b : a) }')
+done
+idle_seconds=$(( SECONDS - idle_from ))
+for n in 1 2 3; do
+  read -r heap rss <<<"${at_done[$n]}"
+  read -r idle_heap idle_rss <<<"$(memory_mib "$n")"
+  echo "node $n memory (MiB): committed heap largest ${peak_heap[$n]}, when all listed $heap, after ${idle_seconds} s idle $idle_heap; RSS largest ${peak_rss[$n]}, when all listed $rss, after idle $idle_rss"
+done
+echo "1-min load at most $idle_load_max while idle"
 sleep 5
 for n in 1 2 3; do
   full=$(live_heap "$n" full)

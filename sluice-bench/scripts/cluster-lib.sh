@@ -10,12 +10,18 @@ jar="$root/sluice-bench/target/benchmarks.jar"
 work="$(mktemp -d -t "sluice-$(basename "$0" .sh).XXXXXX")"
 pids=()
 
+# Starts node N (1-3) of the cluster on its data directory, its output appended to node-N.log.
+start_node() {
+  local n="$1"
+  taskset -c "$cpus_nodes" "$root/bin/sluice" server --bind "127.0.0.$n" --port "$port" \
+    --peers "127.0.0.1:$port,127.0.0.2:$port,127.0.0.3:$port" --data-dir "$work/node-$n" \
+    >>"$work/node-$n.log" 2>&1 &
+  pids[$((n - 1))]=$!
+}
+
 start_cluster() {
-  local peers="127.0.0.1:$port,127.0.0.2:$port,127.0.0.3:$port"
   for n in 1 2 3; do
-    taskset -c "$cpus_nodes" "$root/bin/sluice" server --bind "127.0.0.$n" --port "$port" \
-      --peers "$peers" --data-dir "$work/node-$n" >"$work/node-$n.log" 2>&1 &
-    pids+=($!)
+    start_node "$n"
     # bin/sluice builds the server on first use; let the first node do it alone.
     [ "$n" = 1 ] && sleep 5
   done

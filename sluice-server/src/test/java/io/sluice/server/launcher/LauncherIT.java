@@ -11,6 +11,8 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -19,6 +21,16 @@ import org.junit.jupiter.api.io.TempDir;
 @BesideInProcessTests
 class LauncherIT {
   private static final Path LAUNCHER = Path.of("..", "bin", "sluice").toAbsolutePath().normalize();
+
+  /** The heap options bin/sluice gives a cluster node (docs/operations.md, "Sizing"). */
+  private static final String[] CLUSTER_HEAP_OPTIONS = {
+    "-XX:+UseG1GC",
+    "-Xms64m",
+    "-Xmx3g",
+    "-XX:G1PeriodicGCInterval=60000",
+    "-XX:MaxHeapFreeRatio=30",
+    "-XX:GCTimeRatio=4"
+  };
 
   @Test
   void serverStartsAnswersReadinessAndStopsCleanlyOnCtrlC(@TempDir Path dataDir) throws Exception {
@@ -53,20 +65,55 @@ class LauncherIT {
     }
   }
 
+  @Test
+  void clusterNodeRunsG1ThatGivesIdleHeapBack(@TempDir Path dataDir) throws Exception {
+    Launched launched =
+        FreePorts.onHttpPort(port -> launch(port, dataDir, "--peers", "127.0.0.1:" + port));
+    Process process = launched.process();
+    try {
+      List<String> jvmArguments = jvmArguments(process);
+      assertThat(jvmArguments)
+          .contains(CLUSTER_HEAP_OPTIONS)
+          .doesNotContain("-XX:+UseSerialGC");
+    } finally {
+      process.destroyForcibly().waitFor();
+    }
+  }
+
+  @Test
+  void standaloneServerKeepsTheSmallSerialHeap(@TempDir Path dataDir) throws Exception {
+    Launched launched = FreePorts.onHttpPort(port -> launch(port, dataDir));
+    Process process = launched.process();
+    try {
+      assertThat(jvmArguments(process))
+          .contains("-XX:+UseSerialGC", "-Xmx1g")
+          .doesNotContain(CLUSTER_HEAP_OPTIONS);
+    } finally {
+      process.destroyForcibly().waitFor();
+    }
+  }
+
+  /** The JVM's command line: the launcher execs java, so the process is the JVM by now. */
+  private static List<String> jvmArguments(Process process) {
+    return process.info().arguments().map(List::of).orElseThrow();
+  }
+
   /** {@code bin/sluice server} started on {@code port}, and the line it said it was ready with. */
   private record Launched(int port, Process process, ProcessOutput output, String ready) {}
 
   /** Starts {@code bin/sluice server} on {@code port} and waits until it says it is ready. */
-  private static Launched launch(int port, Path dataDir) throws Exception {
-    ProcessBuilder builder =
-        new ProcessBuilder(
-                LAUNCHER.toString(),
-                "server",
-                "--port",
-                Integer.toString(port),
-                "--data-dir",
-                dataDir.toString())
-            .redirectErrorStream(true);
+  private static Launched launch(int port, Path dataDir, String... more) throws Exception {
+    List<String> command = new ArrayList<>();
+    command.addAll(
+        List.of(
+            LAUNCHER.toString(),
+            "server",
+            "--port",
+            Integer.toString(port),
+            "--data-dir",
+            dataDir.toString()));
+    command.addAll(List.of(more));
+    ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
     // Maven packaged the jar just before this test; never let the launcher rebuild under it.
     builder.environment().put("SLUICE_SKIP_BUILD", "1");
     // Recording the class-data archive at exit takes seconds on a loaded machine.
