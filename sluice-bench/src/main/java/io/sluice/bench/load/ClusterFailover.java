@@ -26,8 +26,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The write side of {@code sluice-bench/scripts/cluster-failover.sh}: a steady stream of writes
- * into a cluster through the official {@code nacos-client}, each client given every node's
- * address, while the script kills the leader; then a check that no acknowledged write was lost.
+ * into a cluster through the official {@code nacos-client}, each client given every node's address,
+ * while the script kills the leader; then a check that no acknowledged write was lost.
  *
  * <p>{@code --config-writers} threads each publish new configs ({@code fo-W-SEQ} in group {@code
  * FAILOVER}, one after another, {@code --pause-ms} apart) through a {@code ConfigService} of their
@@ -41,9 +41,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>When the file {@code --stop-file} appears the writers stop, and the driver reads every
  * acknowledged config back from every node over HTTP ({@code GET /nacos/v1/cs/configs}: a
- * linearizable read on any node) and waits until every node lists the last acknowledged instance
- * of each registrar's services (their clients are still alive, so these must be listed), up to
- * {@code --verify-seconds}. It prints one line per check and exits 0 if nothing was lost, 1 otherwise.
+ * linearizable read on any node) and waits until every node lists the last acknowledged instance of
+ * each registrar's services (their clients are still alive, so these must be listed), up to {@code
+ * --verify-seconds}. It prints one line per check and exits 0 if nothing was lost, 1 otherwise.
  *
  * <pre>
  * java -cp sluice-bench/target/benchmarks.jar io.sluice.bench.load.ClusterFailover \
@@ -202,8 +202,7 @@ public final class ClusterFailover {
       failures.incrementAndGet();
     }
     synchronized (events) {
-      events.printf(
-          "%s,%d,%d,%d,%s%n", kind, writer, startedMillis, ended, acked ? "ok" : "fail");
+      events.printf("%s,%d,%d,%d,%s%n", kind, writer, startedMillis, ended, acked ? "ok" : "fail");
     }
   }
 
@@ -245,7 +244,9 @@ public final class ClusterFailover {
             node,
             ackedConfigs.size() - wrong.size(),
             ackedConfigs.size(),
-            wrong.isEmpty() ? "" : "; LOST or wrong: " + wrong.subList(0, Math.min(5, wrong.size())));
+            wrong.isEmpty()
+                ? ""
+                : "; LOST or wrong: " + wrong.subList(0, Math.min(5, wrong.size())));
         intact &= wrong.isEmpty();
       }
       long deadline = System.nanoTime() + Duration.ofSeconds(verifySeconds).toNanos();
@@ -275,7 +276,11 @@ public final class ClusterFailover {
             http.send(
                 HttpRequest.newBuilder(
                         URI.create(
-                            "http://" + node + "/nacos/v1/cs/configs?group=" + GROUP + "&dataId="
+                            "http://"
+                                + node
+                                + "/nacos/v1/cs/configs?group="
+                                + GROUP
+                                + "&dataId="
                                 + dataId))
                     .timeout(Duration.ofSeconds(10))
                     .build(),
@@ -305,7 +310,9 @@ public final class ClusterFailover {
             http.send(
                     HttpRequest.newBuilder(
                             URI.create(
-                                "http://" + node + "/nacos/v1/ns/instance/list?serviceName="
+                                "http://"
+                                    + node
+                                    + "/nacos/v1/ns/instance/list?serviceName="
                                     + URLEncoder.encode(service.getKey(), StandardCharsets.UTF_8)))
                         .timeout(Duration.ofSeconds(10))
                         .build(),

@@ -72,9 +72,7 @@ class LauncherIT {
     Process process = launched.process();
     try {
       List<String> jvmArguments = jvmArguments(process);
-      assertThat(jvmArguments)
-          .contains(CLUSTER_HEAP_OPTIONS)
-          .doesNotContain("-XX:+UseSerialGC");
+      assertThat(jvmArguments).contains(CLUSTER_HEAP_OPTIONS).doesNotContain("-XX:+UseSerialGC");
     } finally {
       process.destroyForcibly().waitFor();
     }
