@@ -113,8 +113,9 @@ public final class MessageCodec {
     if (message instanceof NacosResponse response) {
       int after = response.encodedLengthAfterRequestId();
       if (after >= 0) {
-        byte[] body = new byte[requestIdFieldLength(response.requestId) + after];
-        writeSplicedBody(response, after, Unpooled.wrappedBuffer(body).writerIndex(0));
+        int bodyLength = requestIdFieldLength(response.requestId) + after;
+        byte[] body = new byte[bodyLength];
+        writeSplicedBody(response, bodyLength, Unpooled.wrappedBuffer(body).writerIndex(0));
         return Payload.of(message.getClass().getSimpleName(), body);
       }
     }
@@ -143,7 +144,7 @@ public final class MessageCodec {
         try {
           out.writeByte(0).writeInt(length);
           PayloadCodec.writeHead(out, type, bodyLength);
-          writeSplicedBody(response, after, out);
+          writeSplicedBody(response, bodyLength, out);
           return out;
         } catch (RuntimeException e) {
           out.release();
@@ -165,9 +166,10 @@ public final class MessageCodec {
 
   /**
    * A pre-encoded response's body: {@code {"requestId":"<id>",} (the id JSON-escaped, since the
-   * client chose it) and then the response's own bytes, copied once into {@code out}.
+   * client chose it) and then the response's own bytes, copied once into {@code out}; exactly
+   * {@code bodyLength} bytes, as {@link #requestIdFieldLength} and the response promised.
    */
-  private static void writeSplicedBody(NacosResponse response, int after, ByteBuf out) {
+  private static void writeSplicedBody(NacosResponse response, int bodyLength, ByteBuf out) {
     int start = out.writerIndex();
     String id = response.requestId;
     if (id == null) {
@@ -183,10 +185,9 @@ public final class MessageCodec {
     }
     response.writeAfterRequestId(out);
     int written = out.writerIndex() - start;
-    int promised = requestIdFieldLength(id) + after;
-    if (written != promised) {
+    if (written != bodyLength) {
       throw new IllegalStateException(
-          response.getClass().getSimpleName() + " wrote " + written + " bytes, not " + promised);
+          response.getClass().getSimpleName() + " wrote " + written + " bytes, not " + bodyLength);
     }
   }
 

@@ -103,17 +103,7 @@ final class NacosCalls {
     }
     String clientIp =
         request.clientIp().isEmpty() ? connection.client().clientIp() : request.clientIp();
-    router
-        .route(request, new RequestContext(connection, clientIp))
-        .whenComplete(
-            (response, failure) -> {
-              if (failure != null) {
-                log.error("request {} failed", type, failure);
-                reply.answer(ErrorResponse.of(ErrorCodes.SERVER_ERROR, "internal error"));
-              } else {
-                reply.answer(response);
-              }
-            });
+    router.route(request, new RequestContext(connection, clientIp), reply);
   }
 
   /**

@@ -675,7 +675,17 @@ final class NacosH2Handler extends Http2ConnectionHandler implements Http2FrameL
      */
     @Override
     public void answer(NacosResponse response) {
-      ANSWER.setRelease(this, calls.codec().encodeGrpcMessage(response, context.alloc()));
+      ByteBuf encoded;
+      try {
+        encoded = calls.codec().encodeGrpcMessage(response, context.alloc());
+      } catch (RuntimeException e) {
+        // A bug of ours, not the client's: the call fails at once instead of never being answered
+        // (the router now answers on the reading thread, where a throw would end the connection).
+        calls.faults().note("gRPC answer not encodable", e);
+        fail(Status.Code.INTERNAL, "cannot encode the answer");
+        return;
+      }
+      ANSWER.setRelease(this, encoded);
       if (!onLoop(this)) {
         ByteBuf unsent = take(); // the loop is shutting down: nobody will write it
         if (unsent != null) {

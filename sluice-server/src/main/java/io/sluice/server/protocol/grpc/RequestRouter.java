@@ -19,8 +19,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Each request is timed into its type's {@link OperationMeter}, made when the handler is
  * registered (an unknown type shares {@code other}): two clock reads and a few {@code LongAdder}
- * increments, recorded in the completion stage the route builds anyway, so timing allocates nothing
- * of its own.
+ * increments, so timing allocates nothing of its own.
  */
 public final class RequestRouter {
   private static final Logger log = LoggerFactory.getLogger(RequestRouter.class);
@@ -69,13 +68,18 @@ public final class RequestRouter {
         new Registered((RequestHandler<NacosRequest>) handler, metrics.operation("grpc", name)));
   }
 
-  CompletionStage<? extends NacosResponse> route(Payload payload, RequestContext context) {
+  /**
+   * Decodes {@code payload}, checks it, runs its handler and gives the outcome to {@code reply} (on
+   * this thread when the handler's stage is already complete, as a query's is; else on the thread
+   * completing it). Every outcome is an answer, never a failed call.
+   */
+  void route(Payload payload, RequestContext context, NacosCalls.UnaryReply reply) {
     long start = clock.nanoTime();
     Registered registered = handlers.get(payload.type());
     if (registered == null) {
       other.record(clock.nanoTime() - start, false);
-      return CompletableFuture.completedFuture(
-          ErrorResponse.of(ErrorCodes.NO_HANDLER, "no handler for " + payload.type()));
+      reply.answer(ErrorResponse.of(ErrorCodes.NO_HANDLER, "no handler for " + payload.type()));
+      return;
     }
     RequestHandler<NacosRequest> handler = registered.handler();
     OperationMeter meter = registered.meter();
@@ -84,18 +88,20 @@ public final class RequestRouter {
       request = (NacosRequest) codec.decode(payload);
     } catch (IOException | RuntimeException e) {
       meter.record(clock.nanoTime() - start, false);
-      return CompletableFuture.completedFuture(
+      reply.answer(
           ErrorResponse.of(
               ErrorCodes.BAD_GATEWAY,
               "cannot read " + payload.type() + ": " + firstLine(e.getMessage())));
+      return;
     }
     try {
       access.check(request);
     } catch (RuntimeException refused) {
-      NacosResponse reply = GrpcFailures.fail(new ErrorResponse(), refused);
-      reply.requestId = request.requestId;
+      NacosResponse refusal = GrpcFailures.fail(new ErrorResponse(), refused);
+      refusal.requestId = request.requestId;
       meter.record(clock.nanoTime() - start, false);
-      return CompletableFuture.completedFuture(reply);
+      reply.answer(refusal);
+      return;
     }
     CompletionStage<? extends NacosResponse> response;
     try {
@@ -103,24 +109,41 @@ public final class RequestRouter {
     } catch (RuntimeException e) {
       log.error("handler for {} failed", payload.type(), e);
       meter.record(clock.nanoTime() - start, true);
-      return CompletableFuture.completedFuture(
-          ErrorResponse.of(ErrorCodes.SERVER_ERROR, "internal error: " + e.getMessage()));
+      reply.answer(ErrorResponse.of(ErrorCodes.SERVER_ERROR, "internal error: " + e.getMessage()));
+      return;
     }
     String requestId = request.requestId;
-    return response.handle(
-        (ok, failure) -> {
-          NacosResponse reply = ok;
-          if (failure != null || ok == null) {
-            log.error("handler for {} failed", payload.type(), failure);
-            reply =
-                ErrorResponse.of(
-                    ErrorCodes.SERVER_ERROR,
-                    "internal error: " + (failure == null ? "no response" : failure.getMessage()));
-          }
-          reply.requestId = requestId;
-          meter.record(clock.nanoTime() - start, serverFailed(reply));
-          return reply;
-        });
+    // A handler that answered at once (queries, cached reads) returns a completed future: its
+    // answer goes out here, without the two completion stages a chained callback would allocate.
+    if (response instanceof CompletableFuture<? extends NacosResponse> future
+        && future.isDone()
+        && !future.isCompletedExceptionally()) {
+      finish(payload.type(), future.getNow(null), null, requestId, meter, start, reply);
+      return;
+    }
+    response.whenComplete(
+        (ok, failure) -> finish(payload.type(), ok, failure, requestId, meter, start, reply));
+  }
+
+  private void finish(
+      String type,
+      NacosResponse ok,
+      Throwable failure,
+      String requestId,
+      OperationMeter meter,
+      long start,
+      NacosCalls.UnaryReply reply) {
+    NacosResponse answer = ok;
+    if (failure != null || ok == null) {
+      log.error("handler for {} failed", type, failure);
+      answer =
+          ErrorResponse.of(
+              ErrorCodes.SERVER_ERROR,
+              "internal error: " + (failure == null ? "no response" : failure.getMessage()));
+    }
+    answer.requestId = requestId;
+    meter.record(clock.nanoTime() - start, serverFailed(answer));
+    reply.answer(answer);
   }
 
   /** A failure of the server's own (5xx error codes), not an answer about the client's request. */

@@ -7,6 +7,7 @@ import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
+import io.netty.handler.codec.http2.DefaultHttp2HeadersDecoder;
 import io.netty.handler.codec.http2.DefaultHttp2HeadersEncoder;
 import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2Headers;
@@ -56,6 +57,26 @@ class NacosH2HandlerTest {
     public String text;
   }
 
+  /** A request whose answer breaks its promise of a length, as an encoding bug would. */
+  public static final class BrokenAnswerRequest extends NacosRequest {
+    @Override
+    public String module() {
+      return "test";
+    }
+  }
+
+  public static final class BrokenAnswerResponse extends NacosResponse {
+    @Override
+    protected int encodedLengthAfterRequestId() {
+      return 10;
+    }
+
+    @Override
+    protected void writeAfterRequestId(ByteBuf into) {
+      into.writeByte('}');
+    }
+  }
+
   private NacosH2Handler handler() {
     ClientFaultLog faults = new ClientFaultLog(clock, Runnable::run);
     codec.register(ConnectionMessages.ConnectionSetupRequest.class);
@@ -68,6 +89,9 @@ class NacosH2HandlerTest {
           response.text = "x".repeat(request.bytes);
           return CompletableFuture.completedFuture(response);
         });
+    router.register(
+        BrokenAnswerRequest.class,
+        (request, context) -> CompletableFuture.completedFuture(new BrokenAnswerResponse()));
     NacosCalls calls = new NacosCalls(registry, router, codec, () -> true, clock, faults);
     return NacosH2Handler.create(calls, new HandshakeGate(10, 10, 10, faults), clock, 1 << 20);
   }
@@ -136,6 +160,44 @@ class NacosH2HandlerTest {
       assertThat(read.text).hasSize(3000);
       assertThat(read.requestId).startsWith("r");
     }
+  }
+
+  @Test
+  void failsACallWhoseAnswerCannotBeEncodedWithInternalAndKeepsTheConnection() throws Exception {
+    handshake();
+    frames();
+    ByteBuf in = Unpooled.buffer();
+    call(in, 1, NacosH2Handler.STREAM_PATH, false, "ConnectionSetupRequest", "{\"labels\":{}}");
+    channel.writeInbound(in);
+    List<Frame> frames = new ArrayList<>(decodedFrames());
+    in = Unpooled.buffer();
+    call(in, 3, NacosH2Handler.UNARY_PATH, true, "BrokenAnswerRequest", "{\"unknown\":1}");
+    call(in, 5, NacosH2Handler.UNARY_PATH, true, "LongAnswerRequest", "{\"bytes\":10}");
+    channel.writeInbound(in);
+    frames.addAll(decodedFrames());
+
+    // Every header block in order through one decoder, as HPACK's dynamic table requires.
+    DefaultHttp2HeadersDecoder hpackIn = new DefaultHttp2HeadersDecoder();
+    Http2Headers brokenTrailers = null;
+    for (Frame frame : frames) {
+      if (frame.type() == HEADERS) {
+        Http2Headers headers =
+            hpackIn.decodeHeaders(frame.streamId(), Unpooled.wrappedBuffer(frame.payload()));
+        if (frame.streamId() == 3) {
+          brokenTrailers = headers;
+        }
+      }
+    }
+    List<Frame> broken = frames.stream().filter(f -> f.streamId() == 3).toList();
+    // Trailers only (a RST_STREAM(NO_ERROR) may follow: the answer is written within the read).
+    assertThat(broken.get(0).type()).isEqualTo(HEADERS);
+    assertThat(broken.get(0).flags() & END_STREAM).isEqualTo(END_STREAM);
+    assertThat(broken).extracting(Frame::type).doesNotContain(DATA);
+    assertThat(brokenTrailers.get("grpc-status")).hasToString("13");
+    assertThat(frames.stream().filter(f -> f.streamId() == 5))
+        .extracting(Frame::type)
+        .containsExactly(HEADERS, DATA, HEADERS);
+    assertThat(channel.isOpen()).isTrue();
   }
 
   /**
