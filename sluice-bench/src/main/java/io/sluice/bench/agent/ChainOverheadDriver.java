@@ -55,9 +55,10 @@ import java.util.stream.Collectors;
  * outstanding (as wrk2 keeps a fixed set of connections), so a stall does not leave thousands of
  * connections and their buffers behind in the gateway; a copy's requests wait in its own queue, so
  * one copy's stall delays none of the other's, and a copy more than {@code --give-up-behind}
- * seconds behind is given up for the rest of that run (its backlog dropped). {@code --aa true}
- * starts the second copy without the agent as well: every difference it prints is the method's own
- * floor.
+ * seconds behind in a measured window is given up for the rest of it (its backlog dropped); in the
+ * warm-up and settle a copy that cannot keep up yet is kept at that many outstanding until the step
+ * ends instead, so a cold chain warms for the whole warm-up. {@code --aa true} starts the second
+ * copy without the agent as well: every difference it prints is the method's own floor.
  *
  * <p><b>Memory.</b> Every application gets the same fixed, pre-touched heap ({@code -Xms256m
  * -Xmx256m -XX:+AlwaysPreTouch}, serial GC) and Native Memory Tracking at summary level ({@code
@@ -185,10 +186,14 @@ public final class ChainOverheadDriver {
           String.format(
               Locale.ROOT,
               "given up %.0f s into the window, more than the allowed lag behind: %,d of %,d not"
-                  + " sent",
+                  + " sent; %,d answered while it was driven (%.0f req/s over those %.0f s; its"
+                  + " CPU figures are over the whole window, idle after)",
               lag.gaveUpAtNanos() / 1e9,
               lag.notSent(),
-              offered));
+              offered,
+              chain.completed(),
+              chain.completed() / Math.max(1e-9, lag.gaveUpAtNanos() / 1e9),
+              lag.gaveUpAtNanos() / 1e9));
     } else if (chain.completed() + chain.errors() < offered) {
       why.add(String.format(Locale.ROOT, "%,d of %,d answered", chain.completed(), offered));
     }
@@ -404,20 +409,21 @@ public final class ChainOverheadDriver {
       for (List<Copy> together :
           alternating ? List.of(List.of(noneCopy), List.of(agentCopy)) : List.of(both)) {
         for (double share : List.of(0.25, 0.5, 1.0)) {
-          List<OpenLoopLoad.Result> loads =
-              drive(together, top * share, Math.max(1, warmup / 3), pace);
+          int seconds = Math.max(1, warmup / 3);
+          List<OpenLoopLoad.Result> loads = keepBusy(together, top * share, seconds, pace);
           StringBuilder line =
               new StringBuilder(String.format(Locale.ROOT, "  warm-up %.0f req/s:", top * share));
           for (int i = 0; i < together.size(); i++) {
             line.append(
                 String.format(
                     Locale.ROOT,
-                    " %s p50 %.0f µs, p99 %.0f µs, %d done, %d errors, %d non-200, last request"
-                        + " sent %.2f s late, %d waited for a slot%s;",
+                    " %s p50 %.0f µs, p99 %.0f µs, %d done (%.0f req/s), %d errors, %d non-200,"
+                        + " last request sent %.2f s late, %d waited for a slot%s;",
                     together.get(i).mode(),
                     loads.get(i).percentileMicros(0.50),
                     loads.get(i).percentileMicros(0.99),
                     loads.get(i).completed(),
+                    loads.get(i).completed() / (double) seconds,
                     loads.get(i).errors(),
                     loads.get(i).non200(),
                     loads.get(i).lag().behindAtEndNanos() / 1e9,
@@ -425,9 +431,9 @@ public final class ChainOverheadDriver {
                     loads.get(i).lag().notSent() > 0
                         ? String.format(
                             Locale.ROOT,
-                            ", GIVEN UP %.0f s in (%d not sent): this machine did not keep up"
-                                + " with this rate",
-                            loads.get(i).lag().gaveUpAtNanos() / 1e9,
+                            ", BEHIND: kept at %d in flight, %d still waiting at the end dropped"
+                                + " (not yet this rate)",
+                            pace.maxInFlight(),
                             loads.get(i).lag().notSent())
                         : ""));
           }
@@ -583,12 +589,12 @@ public final class ChainOverheadDriver {
       Map<String, ChainFigures> figures, List<OpenLoopLoad.Result> loads, String driverLate) {}
 
   /**
-   * Drives {@code copies} together at {@code rate}: {@code settle} seconds, then {@code measure}
-   * seconds measured.
+   * Drives {@code copies} together at {@code rate}: {@code settle} seconds kept busy ({@link
+   * #keepBusy}), then {@code measure} seconds measured, where a copy too far behind is given up.
    */
   static Measured window(List<Copy> copies, double rate, int settle, int measure, Pace pace)
       throws Exception {
-    List<OpenLoopLoad.Result> settled = drive(copies, rate, settle, pace);
+    List<OpenLoopLoad.Result> settled = keepBusy(copies, rate, settle, pace);
     for (int i = 0; i < copies.size(); i++) {
       OpenLoopLoad.Result load = settled.get(i);
       if (load.lag().behindAtEndNanos() > 1_000_000_000L
@@ -624,24 +630,44 @@ public final class ChainOverheadDriver {
 
   /**
    * Drives {@code copies} at {@code rate} from one schedule (request {@code i} due at the same
-   * instant in every copy); results in order.
+   * instant in every copy), a copy more than {@link Pace#giveUpBehind} behind given up; results in
+   * order.
    */
   static List<OpenLoopLoad.Result> drive(List<Copy> copies, double rate, int seconds, Pace pace)
       throws InterruptedException {
-    List<HttpClient> clients = new ArrayList<>();
-    List<IntFunction<URI>> targets = new ArrayList<>();
-    for (Copy copy : copies) {
-      URI uri = copy.chain().gateway(copy.path());
-      clients.add(copy.http());
-      targets.add(i -> uri);
-    }
     return OpenLoopLoad.runTogether(
-        clients,
-        targets,
+        clients(copies),
+        targets(copies),
         rate,
         Duration.ofSeconds(seconds),
         pace.maxInFlight(),
         pace.giveUpBehind());
+  }
+
+  /**
+   * Warms {@code copies} at {@code rate} from one schedule: a copy that cannot keep up yet is not
+   * given up but kept at {@link Pace#maxInFlight} outstanding until the schedule ends ({@link
+   * OpenLoopLoad#keepBusy}). Giving a cold copy up left it idle for most of each warm-up step: in
+   * the 2026-12-02 01:24 run every step was given up after 12–23 s of its 30, so the chain entered
+   * the measured window with a fraction of the requests a warm-up is for.
+   */
+  static List<OpenLoopLoad.Result> keepBusy(List<Copy> copies, double rate, int seconds, Pace pace)
+      throws InterruptedException {
+    return OpenLoopLoad.keepBusy(
+        clients(copies), targets(copies), rate, Duration.ofSeconds(seconds), pace.maxInFlight());
+  }
+
+  private static List<HttpClient> clients(List<Copy> copies) {
+    return copies.stream().map(Copy::http).toList();
+  }
+
+  private static List<IntFunction<URI>> targets(List<Copy> copies) {
+    List<IntFunction<URI>> targets = new ArrayList<>();
+    for (Copy copy : copies) {
+      URI uri = copy.chain().gateway(copy.path());
+      targets.add(i -> uri);
+    }
+    return targets;
   }
 
   /**

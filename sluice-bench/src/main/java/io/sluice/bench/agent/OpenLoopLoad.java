@@ -39,6 +39,12 @@ import java.util.function.IntFunction;
  * full concurrency, until every request of the schedule has gone out. Every result says how far
  * behind its target fell ({@link Lag}) and how late the pacer itself was (the driver JVM's own
  * scheduling, common to all targets).
+ *
+ * <p>A warm-up wants the opposite of giving up: {@link #keepBusy} offers the same schedule, never
+ * gives a target up, and keeps one that cannot keep up at {@code maxInFlight} outstanding until the
+ * schedule ends, when its waiting requests are dropped (counted as not sent). A cold JVM then
+ * serves as many requests as it can for the whole warm-up, instead of a few seconds' worth before
+ * it is given up and left idle; and no backlog runs on past the end.
  */
 final class OpenLoopLoad {
   /** How far behind its oldest waiting request may fall before a target is given up by default. */
@@ -111,6 +117,21 @@ final class OpenLoopLoad {
   }
 
   /**
+   * Like {@link #runTogether}, for a warm-up: no target is given up; one that cannot keep up stays
+   * at {@code maxInFlight} outstanding until the schedule ends, and what still waits then is
+   * dropped ({@link Lag#notSent}). Returns once the requests in flight at the end are answered.
+   */
+  static List<Result> keepBusy(
+      List<HttpClient> clients,
+      List<IntFunction<URI>> targets,
+      double perSecond,
+      Duration duration,
+      int maxInFlight)
+      throws InterruptedException {
+    return drive(clients, targets, perSecond, duration, maxInFlight, null, true);
+  }
+
+  /**
    * GET {@code targets.get(t).apply(i)} through {@code clients.get(t)} for request {@code i} of
    * every target {@code t}, all due at the same instants; results in the targets' order. A target
    * more than {@code giveUpBehind} behind (null: never) is offered nothing more. Returns once every
@@ -123,6 +144,18 @@ final class OpenLoopLoad {
       Duration duration,
       int maxInFlight,
       Duration giveUpBehind)
+      throws InterruptedException {
+    return drive(clients, targets, perSecond, duration, maxInFlight, giveUpBehind, false);
+  }
+
+  private static List<Result> drive(
+      List<HttpClient> clients,
+      List<IntFunction<URI>> targets,
+      double perSecond,
+      Duration duration,
+      int maxInFlight,
+      Duration giveUpBehind,
+      boolean dropWaitingAtEnd)
       throws InterruptedException {
     int n = targets.size();
     int total = (int) (perSecond * duration.toSeconds());
@@ -141,6 +174,11 @@ final class OpenLoopLoad {
       schedule.offeredAt[i] = System.nanoTime();
       for (int k = 0; k < n; k++) {
         all.get((i + k) % n).offer(i);
+      }
+    }
+    if (dropWaitingAtEnd) {
+      for (Target target : all) {
+        target.dropWaiting();
       }
     }
     List<Result> results = new ArrayList<>();
@@ -253,6 +291,25 @@ final class OpenLoopLoad {
       }
       sentBeforeGivingUp = waiting;
       for (int dropped = waiting; dropped <= i; dropped++) {
+        answered.countDown();
+      }
+    }
+
+    /**
+     * The schedule has ended: what still waits for a slot is dropped (not sent), those in flight
+     * end normally. Called by the pacer after its last offer.
+     */
+    void dropWaiting() {
+      if (givenUp) {
+        return;
+      }
+      givenUp = true;
+      int waiting;
+      while ((waiting = claimed.get()) < offered && !claimed.compareAndSet(waiting, offered)) {
+        // a slot holder claimed one meanwhile: that one is sent; drop from the next
+      }
+      sentBeforeGivingUp = waiting;
+      for (int dropped = waiting; dropped < offered; dropped++) {
         answered.countDown();
       }
     }

@@ -17,6 +17,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -27,6 +28,7 @@ class OpenLoopLoadTest {
   private final CountDownLatch releaseStalled = new CountDownLatch(1);
   private final AtomicInteger stalledSeen = new AtomicInteger();
   private final AtomicInteger healthySeen = new AtomicInteger();
+  private final AtomicLong lastSlowArrival = new AtomicLong();
   private HttpServer server;
 
   @BeforeEach
@@ -39,6 +41,18 @@ class OpenLoopLoadTest {
           stalledSeen.incrementAndGet();
           try {
             releaseStalled.await(30, TimeUnit.SECONDS);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+          answer(exchange);
+        });
+    // Serves one request in 50 ms: 20 a second through one slot.
+    server.createContext(
+        "/slow",
+        exchange -> {
+          lastSlowArrival.set(System.nanoTime());
+          try {
+            Thread.sleep(50);
           } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
           }
@@ -128,6 +142,47 @@ class OpenLoopLoadTest {
     assertThat(healthyResult.completed()).isEqualTo(5);
     assertThat(healthyResult.errors()).isZero();
     assertThat(stalledSeen).hasValue(5);
+  }
+
+  @Test
+  void aWarmUpKeepsATargetThatCannotKeepUpBusyUntilTheScheduleEndsThenDropsWhatStillWaits()
+      throws Exception {
+    // 40 requests a second for 3 s through one slot to a target that serves 20 a second.
+    HttpClient http = ChainOverheadDriver.client();
+    URI slow = uri("/slow");
+    long start = System.nanoTime();
+    OpenLoopLoad.Result warmed =
+        OpenLoopLoad.keepBusy(List.of(http), List.of(i -> slow), 40, Duration.ofSeconds(3), 1)
+            .get(0);
+    long returned = System.nanoTime();
+
+    // It was sent requests until the end of the schedule, not only until it fell behind...
+    assertThat(lastSlowArrival.get() - start)
+        .as("the last request's arrival, ns after the start")
+        .isGreaterThan(TimeUnit.MILLISECONDS.toNanos(2_500));
+    // ...and what still waited then was dropped, not sent late.
+    assertThat(warmed.lag().notSent()).isPositive();
+    assertThat(warmed.completed() + warmed.lag().notSent()).isEqualTo(120);
+    assertThat(warmed.errors()).isZero();
+    assertThat(returned - start)
+        .as("returned once the one request in flight at the end was answered")
+        .isLessThan(TimeUnit.SECONDS.toNanos(10));
+
+    // The same schedule with giving up, as a measured window does it: the target is left idle.
+    lastSlowArrival.set(0);
+    long again = System.nanoTime();
+    OpenLoopLoad.Result givenUp =
+        OpenLoopLoad.runTogether(
+                List.of(http),
+                List.of(i -> slow),
+                40,
+                Duration.ofSeconds(3),
+                1,
+                Duration.ofMillis(300))
+            .get(0);
+    assertThat(givenUp.lag().gaveUpAtNanos()).isPositive();
+    assertThat(lastSlowArrival.get() - again).isLessThan(TimeUnit.MILLISECONDS.toNanos(2_500));
+    assertThat(givenUp.completed()).isLessThan(warmed.completed());
   }
 
   @Test
