@@ -321,9 +321,19 @@ public final class GrpcServer implements AutoCloseable {
       implements NacosCalls.UnaryReply {
     @Override
     public void answer(NacosResponse response) {
+      Payload encoded;
+      try {
+        encoded = calls.codec().encode(response);
+      } catch (RuntimeException e) {
+        // A bug of ours, not the client's: encoding is outside the catch below, which reads an
+        // IllegalStateException as a cancelled call and would leave this one unanswered.
+        calls.faults().note("gRPC answer not encodable", e);
+        fail(Status.Code.INTERNAL, "cannot encode the answer");
+        return;
+      }
       try {
         call.sendHeaders(new Metadata());
-        call.sendMessage(calls.codec().encode(response));
+        call.sendMessage(encoded);
         call.close(Status.OK, new Metadata());
       } catch (IllegalStateException cancelled) {
         // The client gave up on the call (timeout or disconnect); nothing to send it to.
