@@ -5,12 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.grpc.Status;
-import io.sluice.server.metrics.ServerMetrics;
 import io.sluice.server.protocol.ClientFaultLog;
-import io.sluice.server.protocol.grpc.NacosH2HandlerTest.BrokenAnswerRequest;
-import io.sluice.server.protocol.grpc.NacosH2HandlerTest.BrokenAnswerResponse;
-import io.sluice.server.protocol.grpc.NacosH2HandlerTest.LongAnswerRequest;
-import io.sluice.server.protocol.grpc.NacosH2HandlerTest.LongAnswerResponse;
 import io.sluice.server.testing.ManualClock;
 import io.sluice.server.testing.NacosWireClient;
 import java.util.concurrent.CompletableFuture;
@@ -29,17 +24,6 @@ class GrpcJavaAnswerTest {
   void start() {
     MessageCodec codec = new MessageCodec();
     ClientFaultLog faults = new ClientFaultLog(clock, Runnable::run);
-    RequestRouter router = new RequestRouter(codec, clock, new ServerMetrics());
-    router.register(
-        LongAnswerRequest.class,
-        (request, context) -> {
-          LongAnswerResponse response = new LongAnswerResponse();
-          response.text = "x".repeat(request.bytes);
-          return CompletableFuture.completedFuture(response);
-        });
-    router.register(
-        BrokenAnswerRequest.class,
-        (request, context) -> CompletableFuture.completedFuture(new BrokenAnswerResponse()));
     server =
         GrpcServer.start(
             GrpcTransport.GRPC_JAVA,
@@ -54,7 +38,7 @@ class GrpcJavaAnswerTest {
             null,
             null,
             new ConnectionRegistry(clock, codec, 10, 10),
-            router,
+            NacosH2HandlerTest.testRouter(codec, clock),
             codec,
             () -> true,
             clock);

@@ -81,6 +81,15 @@ class NacosH2HandlerTest {
     ClientFaultLog faults = new ClientFaultLog(clock, Runnable::run);
     codec.register(ConnectionMessages.ConnectionSetupRequest.class);
     ConnectionRegistry registry = new ConnectionRegistry(clock, codec, 10, 10);
+    NacosCalls calls =
+        new NacosCalls(registry, testRouter(codec, clock), codec, () -> true, clock, faults);
+    return NacosH2Handler.create(calls, new HandshakeGate(10, 10, 10, faults), clock, 1 << 20);
+  }
+
+  /**
+   * A router for {@link LongAnswerRequest} and {@link BrokenAnswerRequest}, for either transport.
+   */
+  static RequestRouter testRouter(MessageCodec codec, ManualClock clock) {
     RequestRouter router = new RequestRouter(codec, clock, new ServerMetrics());
     router.register(
         LongAnswerRequest.class,
@@ -92,8 +101,7 @@ class NacosH2HandlerTest {
     router.register(
         BrokenAnswerRequest.class,
         (request, context) -> CompletableFuture.completedFuture(new BrokenAnswerResponse()));
-    NacosCalls calls = new NacosCalls(registry, router, codec, () -> true, clock, faults);
-    return NacosH2Handler.create(calls, new HandshakeGate(10, 10, 10, faults), clock, 1 << 20);
+    return router;
   }
 
   @AfterEach
