@@ -20,9 +20,10 @@ package io.sluice.agent.bootstrap;
  *
  * <p>Origin: the calling application's name, from {@code x-sluice-origin} (which every governed
  * application sends) or Sentinel's {@code S-user}. A context with an origin only (the common case
- * between governed applications) is shared per origin, and one with an origin and a lane that
- * arrived as {@code x-sluice-lane} alone is shared per origin and lane, so such requests allocate
- * no context.
+ * between governed applications) is shared per origin, one with an origin and a lane that arrived
+ * as {@code x-sluice-lane} alone is shared per origin and lane, and one with a lane but no origin
+ * (a request the entry rules put in a lane at the edge, or a call in a lane from a caller that does
+ * not name itself) is shared per lane, so such requests allocate no context.
  */
 public final class SluiceContext {
   private static final ThreadLocal<SluiceContext> CURRENT = new ThreadLocal<>();
@@ -41,6 +42,11 @@ public final class SluiceContext {
   private static final int MAX_SHARED_LANES = 64;
   private static final java.util.concurrent.ConcurrentHashMap<String, SluiceContext> BY_ORIGIN =
       new java.util.concurrent.ConcurrentHashMap<>();
+  // Contexts that carry only a lane (in its x-sluice-lane form), shared per lane; capped like the
+  // per-origin lanes, so a client sending made-up tags cannot fill memory (past the cap each such
+  // request gets a context of its own, as before sharing).
+  private static final java.util.concurrent.ConcurrentHashMap<String, SluiceContext> BY_LANE =
+      new java.util.concurrent.ConcurrentHashMap<>();
 
   /** The lane arrived as MSE's {@code x-mse-tag}. */
   static final int FORM_MSE = 1;
@@ -53,8 +59,10 @@ public final class SluiceContext {
   private final int forms;
   private final String baggage;
   private final String entrance;
-  // For a context shared per origin: its variants per entrance (CHAIN rules), so serving a route
-  // for a governed caller allocates nothing either; bounded by the routes, capped all the same.
+  // For a context shared per origin or per lane: its variants per entrance (CHAIN rules), so
+  // serving
+  // a route for a governed caller (or in a lane) allocates nothing either; bounded by the routes,
+  // capped all the same.
   private volatile java.util.concurrent.ConcurrentHashMap<String, SluiceContext> byEntrance;
   // For a context shared per origin: its variants per lane (arrived as x-sluice-lane alone, as
   // between governed applications), so a call in a lane from a governed caller allocates no context
@@ -84,8 +92,23 @@ public final class SluiceContext {
     if (isBlank(lane)) {
       return ofOrigin(origin);
     }
-    return new SluiceContext(
-        isBlank(origin) ? null : origin, isBlank(lane) ? null : lane, 0, null, null);
+    return isBlank(origin) ? ofLane(lane) : ofOrigin(origin).withSharedLane(lane);
+  }
+
+  /**
+   * The shared context of a request that carries only a lane, in its {@code x-sluice-lane} form.
+   */
+  private static SluiceContext ofLane(String lane) {
+    SluiceContext shared = BY_LANE.get(lane);
+    if (shared != null) {
+      return shared;
+    }
+    SluiceContext fresh = new SluiceContext(null, lane, 0, null, null);
+    if (BY_LANE.size() >= MAX_SHARED_LANES) {
+      return fresh;
+    }
+    shared = BY_LANE.putIfAbsent(lane, fresh);
+    return shared == null ? fresh : shared;
   }
 
   /** The shared context of a request that carries only an origin. */
@@ -123,7 +146,7 @@ public final class SluiceContext {
       }
     }
     SluiceContext routed = new SluiceContext(origin, lane, forms, baggage, entrance);
-    if (origin != null && this.entrance == null && lane == null && BY_ORIGIN.get(origin) == this) {
+    if (this.entrance == null && isShared()) {
       if (variants == null) {
         variants = new java.util.concurrent.ConcurrentHashMap<>();
         byEntrance = variants;
@@ -134,6 +157,13 @@ public final class SluiceContext {
       }
     }
     return routed;
+  }
+
+  /** Whether this is the one context shared per origin, or per lane, for requests alike. */
+  private boolean isShared() {
+    return lane == null
+        ? origin != null && BY_ORIGIN.get(origin) == this
+        : origin == null && forms == 0 && BY_LANE.get(lane) == this;
   }
 
   /**
@@ -198,8 +228,8 @@ public final class SluiceContext {
     if (lane == null && forms == 0) {
       return ofOrigin(origin);
     }
-    if (forms == 0 && !isBlank(origin)) {
-      return ofOrigin(origin).withSharedLane(lane);
+    if (forms == 0) {
+      return isBlank(origin) ? ofLane(lane) : ofOrigin(origin).withSharedLane(lane);
     }
     return new SluiceContext(
         isBlank(origin) ? null : origin, lane, forms, fromBaggage == null ? null : baggage, null);

@@ -77,6 +77,48 @@ class SluiceContextTest {
   }
 
   @Test
+  void sharesOneContextPerLaneForRequestsInALaneThatNameNoCaller() {
+    SluiceContext gray = SluiceContext.inbound(null, "gray-nc", null, null);
+
+    assertThat(SluiceContext.inbound(null, new String("gray-nc"), null, null)).isSameAs(gray);
+    // The entry rules' lane for a request that arrived with neither: the same context.
+    assertThat(SluiceContext.of(null, new String("gray-nc"))).isSameAs(gray);
+    assertThat(gray.origin()).isNull();
+    assertThat(gray.lane()).isEqualTo("gray-nc");
+    assertThat(gray.outboundHeaders()).containsExactly("x-sluice-lane", "gray-nc");
+    assertThat(SluiceContext.inbound(null, "blue-nc", null, null).lane()).isEqualTo("blue-nc");
+    assertThat(SluiceContext.inbound(null, "blue-nc", null, null)).isNotSameAs(gray);
+    // A lane that arrived in other forms is sent on in them: not shared.
+    SluiceContext mse = SluiceContext.inbound(null, null, "gray-nc", null);
+    assertThat(mse).isNotSameAs(gray);
+    assertThat(mse.outboundHeaders())
+        .containsExactly("x-sluice-lane", "gray-nc", "x-mse-tag", "gray-nc");
+    // Serving a route (CHAIN rules) in the lane reuses one variant per entrance too.
+    SluiceContext routed = gray.withEntrance("GET /checkout");
+    assertThat(gray.withEntrance(new String("GET /checkout"))).isSameAs(routed);
+    assertThat(routed.lane()).isEqualTo("gray-nc");
+    assertThat(routed.origin()).isNull();
+  }
+
+  @Test
+  void theEntryRulesLaneForANamedCallerIsTheContextSharedPerCallerAndLane() {
+    assertThat(SluiceContext.of("checkout", "gray"))
+        .isSameAs(SluiceContext.inbound("checkout", "gray", null, null));
+  }
+
+  @Test
+  void stopsSharingPastTheCapOnLanesButStillAnswersEachRequest() {
+    SluiceContext last = null;
+    for (int i = 0; i < 200; i++) {
+      last = SluiceContext.inbound(null, "made-up-" + i, null, null);
+      assertThat(last.lane()).isEqualTo("made-up-" + i);
+    }
+    assertThat(SluiceContext.inbound(null, "made-up-199", null, null))
+        .as("past the cap, a context of its own")
+        .isNotSameAs(last);
+  }
+
+  @Test
   void readsTheCallerFromSluicesHeaderThenSentinels() {
     assertThat(SluiceContext.originOf("a", "b")).isEqualTo("a");
     assertThat(SluiceContext.originOf(null, "b")).isEqualTo("b");

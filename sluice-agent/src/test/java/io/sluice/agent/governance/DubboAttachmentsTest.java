@@ -40,6 +40,21 @@ class DubboAttachmentsTest {
   }
 
   @Test
+  void sharesOneContextPerLaneForCallsInALaneFromACallerThatDoesNotNameItself() {
+    SluiceContext gray = contextOf("x-sluice-lane", "gray", "timeout", "5000");
+
+    assertThat(gray.origin()).isNull();
+    assertThat(gray.lane()).isEqualTo("gray");
+    assertThat(contextOf("x-sluice-lane", new String("gray"))).isSameAs(gray);
+  }
+
+  @Test
+  void sharesOneContextPerCallerAndLaneForCallsFromAGovernedConsumer() {
+    assertThat(contextOf("x-sluice-origin", "a", "x-sluice-lane", "gray"))
+        .isSameAs(contextOf("x-sluice-origin", "a", "x-sluice-lane", new String("gray")));
+  }
+
+  @Test
   void readsTheLaneInEachFormItMayArriveIn() {
     SluiceContext sluice = contextOf("x-sluice-origin", "a", "x-sluice-lane", "gray");
     assertThat(sluice.lane()).isEqualTo("gray");

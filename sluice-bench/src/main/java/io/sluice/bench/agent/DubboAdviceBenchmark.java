@@ -49,8 +49,10 @@ import org.openjdk.jmh.annotations.Warmup;
  * {@code rules=none}: no rule, no lane document, no tagged provider (what every call must pass
  * through at once). {@code rules=demo}: the demo chain's documents (a 50 % lane, a flow rule never
  * reached on the method, on both sides) and a gray provider beside a base one. Calls come from a
- * governed caller ({@code a}), untagged or in the gray lane. Check with the allocation profiler
- * that none of them allocates:
+ * governed caller ({@code a}), untagged or in the gray lane, or in the gray lane from a caller that
+ * names itself nowhere (a consumer without the agent; on the consumer side, a request the entry
+ * rules put in the lane, as the gateway's are). Check with the allocation profiler that none of
+ * them allocates:
  *
  * <pre>
  * java -jar sluice-bench/target/benchmarks.jar DubboAdviceBenchmark -prof gc
@@ -81,6 +83,7 @@ public class DubboAdviceBenchmark {
   private RpcInvocation consumerInvocation;
   private RpcInvocation providerInvocation;
   private RpcInvocation grayProviderInvocation;
+  private RpcInvocation grayUnnamedInvocation;
   private SluiceContext untaggedRequest;
   private SluiceContext grayRequest;
   private final Object[][] names = {{"alice"}, {"bob"}, {"carol"}, {"dave"}};
@@ -125,10 +128,19 @@ public class DubboAdviceBenchmark {
     grayProviderInvocation = invocation();
     grayProviderInvocation.setAttachment("x-sluice-origin", "a");
     grayProviderInvocation.setAttachment("x-sluice-lane", "gray");
+    // A call in a lane from a consumer that names no application (no agent, no Sentinel adapter,
+    // no remote.application): the lane alone.
+    grayUnnamedInvocation = invocation(null);
+    grayUnnamedInvocation.setAttachment("x-sluice-lane", "gray");
   }
 
   /** An invocation with the attachments Dubbo itself sends with every call. */
   private static RpcInvocation invocation() {
+    return invocation("a");
+  }
+
+  /** The same, from a consumer named {@code application} in Dubbo's own attachment, or none. */
+  private static RpcInvocation invocation(String application) {
     RpcInvocation invocation =
         new RpcInvocation(
             null, "hello", BService.class.getName(), null, HELLO_TYPES, new Object[] {"x"});
@@ -136,7 +148,9 @@ public class DubboAdviceBenchmark {
     invocation.setAttachment("interface", BService.class.getName());
     invocation.setAttachment("version", "0.0.0");
     invocation.setAttachment("timeout", "5000");
-    invocation.setAttachment("remote.application", "a");
+    if (application != null) {
+      invocation.setAttachment("remote.application", application);
+    }
     return invocation;
   }
 
@@ -179,6 +193,22 @@ public class DubboAdviceBenchmark {
   @Benchmark
   public long providerGray() {
     return providerCall(grayProviderInvocation);
+  }
+
+  /** A provider's call in the gray lane from a consumer that does not name itself. */
+  @Benchmark
+  public long providerGrayWithoutCaller() {
+    return providerCall(grayUnnamedInvocation);
+  }
+
+  /**
+   * A consumer's call made while serving a request the entry rules put in the gray lane, which
+   * arrived with neither caller nor lane (the gateway's case): the context as the server hook makes
+   * it, then the call.
+   */
+  @Benchmark
+  public Object consumerGrayEnteredWithoutCaller() {
+    return consumerCall(SluiceContext.of(null, "gray"));
   }
 
   private Object consumerCall(SluiceContext request) {
