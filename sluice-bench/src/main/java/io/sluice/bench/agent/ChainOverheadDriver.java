@@ -80,12 +80,53 @@ import java.util.stream.Collectors;
  * </pre>
  *
  * <p>{@code --mode alternating} drives one copy at a time, the other idle, in windows next to each
- * other (the order flips every round), for rates the machine cannot serve twice over; {@code
- * --spring 3.2|3.5|4.0} picks the Spring generation (default 3.5); {@code --app-cpus 1} runs every
- * application under {@code taskset -c 1}, {@code --driver-cpus 0} pins this JVM (the driver, and
- * both servers, started after it and inheriting its pinning); by default nothing is pinned.
+ * other (the order flips every round), for rates the machine cannot serve twice over. {@code --mode
+ * interleaved} does the same in short windows ({@code --window 10} s, each after {@code
+ * --window-settle 3} s of the same copy unmeasured), {@code --cycles 12} cycles of A B B A (then B
+ * A A B), and reads the added CPU per request and p50 per hop as the median of the cycles'
+ * differences with an order-statistic interval ({@link InterleavedWindows}): a linear drift cancels
+ * within each cycle, and many cycles resolve what two 60 s windows minutes apart cannot. With
+ * {@code --aa true} its estimates show the method's floor, a copy-to-copy difference included:
+ *
+ * <pre>
+ * java -XX:+UseSerialGC -Xmx1g -cp sluice-bench/target/benchmarks.jar \
+ *   io.sluice.bench.agent.ChainOverheadDriver --path /a/dubboTest --rates 250 --mode interleaved \
+ *   --warmup 180 --cycles 12 --window 10 --window-settle 3
+ * </pre>
+ *
+ * <p>{@code --spring 3.2|3.5|4.0} picks the Spring generation (default 3.5); {@code --app-cpus 1}
+ * runs every application under {@code taskset -c 1}, {@code --driver-cpus 0} pins this JVM (the
+ * driver, and both servers, started after it and inheriting its pinning); by default nothing is
+ * pinned.
  */
 public final class ChainOverheadDriver {
+  /** How the copies are driven: both at once, one after the other, or in short ABBA windows. */
+  static final List<String> MODES = List.of("side-by-side", "alternating", "interleaved");
+
+  /**
+   * The application arguments {@code --app-args} adds to every application of both copies (Spring
+   * properties, e.g. {@code --dubbo.metrics.enable-rpc=false}), split at whitespace; none by
+   * default. A setting that changes what the chain costs applies to both copies alike, so the
+   * agent's difference is read against the same chain.
+   */
+  static List<String> appArguments(Map<String, String> options) {
+    String arguments = options.getOrDefault("app-args", "").trim();
+    if (arguments.isEmpty()) {
+      return List.of();
+    }
+    List<String> split = List.of(arguments.split("\\s+"));
+    for (String argument : split) {
+      if (!argument.startsWith("--") || !argument.contains("=")) {
+        throw new IllegalArgumentException(
+            "--app-args takes --name=value arguments separated by spaces, not " + argument);
+      }
+    }
+    return split;
+  }
+
+  /** The confidence of the interleaved mode's intervals. */
+  static final double CONFIDENCE = 0.95;
+
   /** The services a request through the chain crosses. */
   static final int HOPS = 4;
 
@@ -318,13 +359,31 @@ public final class ChainOverheadDriver {
     Pace pace = new Pace(maxInFlight, Duration.ofSeconds(giveUpSeconds));
     String appCpus = options.get("app-cpus");
     String driverCpus = options.get("driver-cpus");
-    boolean alternating = "alternating".equals(options.getOrDefault("mode", "side-by-side"));
+    String mode = options.getOrDefault("mode", "side-by-side");
+    if (!MODES.contains(mode)) {
+      throw new IllegalArgumentException("--mode takes one of " + MODES + ", not " + mode);
+    }
+    boolean alternating = mode.equals("alternating");
+    boolean interleaved = mode.equals("interleaved");
+    int cycles = Integer.parseInt(options.getOrDefault("cycles", "12"));
+    int windowSeconds = Integer.parseInt(options.getOrDefault("window", "10"));
+    int windowSettle = Integer.parseInt(options.getOrDefault("window-settle", "3"));
+    if (cycles < 1 || windowSeconds < 1 || windowSettle < 0) {
+      throw new IllegalArgumentException(
+          "--cycles and --window must be at least 1, --window-settle at least 0: "
+              + cycles
+              + ", "
+              + windowSeconds
+              + ", "
+              + windowSettle);
+    }
     // A/A: the copy labelled "agent" runs without the agent too, so every difference printed is
     // what the method cannot tell apart from nothing.
     boolean aa = Boolean.parseBoolean(options.getOrDefault("aa", "false"));
     Path javaHome = Path.of(options.getOrDefault("java-home", System.getProperty("java.home")));
     List<String> jvmOptions =
         List.of(options.getOrDefault("jvm-options", DEFAULT_JVM_OPTIONS).split(" "));
+    List<String> appArguments = appArguments(options);
     Path work =
         options.containsKey("work")
             ? Path.of(options.get("work"))
@@ -338,10 +397,18 @@ public final class ChainOverheadDriver {
         "chain overhead: %s, GET %s, %s, rates %s req/s, warm-up %d s, settle %d s, measured %d s,"
             + " %d rounds, at most %d requests in flight per copy, a copy more than %d s behind given"
             + " up for the rest of that run, apps on CPUs %s, driver on CPUs"
-            + " %s, %d cores, JVM %s %s, load %s, work %s%s%n",
+            + " %s, %d cores, JVM %s %s, application arguments %s, load %s, work %s%s%n",
         generation,
         path,
-        alternating ? "one copy at a time (alternating)" : "side by side, requests paired",
+        interleaved
+            ? String.format(
+                Locale.ROOT,
+                "interleaved: %d cycles of %d s windows A B B A / B A A B, each after %d s of the"
+                    + " same copy unmeasured (--measure, --settle and --rounds unused)",
+                cycles,
+                windowSeconds,
+                windowSettle)
+            : alternating ? "one copy at a time (alternating)" : "side by side, requests paired",
         rates,
         warmup,
         settle,
@@ -354,6 +421,7 @@ public final class ChainOverheadDriver {
         Runtime.getRuntime().availableProcessors(),
         javaHome,
         jvmOptions,
+        appArguments,
         loadAverage(),
         work,
         aa
@@ -374,6 +442,7 @@ public final class ChainOverheadDriver {
                       null,
                       javaHome,
                       jvmOptions,
+                      appArguments,
                       prefix,
                       work.resolve("none")));
       Future<DemoChain> startingAgent =
@@ -385,6 +454,7 @@ public final class ChainOverheadDriver {
                       aa ? null : agentJar,
                       javaHome,
                       jvmOptions,
+                      appArguments,
                       prefix,
                       work.resolve("agent")));
       none = startingNone.get();
@@ -407,7 +477,9 @@ public final class ChainOverheadDriver {
       // Ten JVMs compiling their hot paths at once can take both cores for a while: ramp up.
       System.out.printf(Locale.ROOT, "warming up to %.0f req/s over %d s…%n", top, warmup);
       for (List<Copy> together :
-          alternating ? List.of(List.of(noneCopy), List.of(agentCopy)) : List.of(both)) {
+          alternating || interleaved
+              ? List.of(List.of(noneCopy), List.of(agentCopy))
+              : List.of(both)) {
         for (double share : List.of(0.25, 0.5, 1.0)) {
           int seconds = Math.max(1, warmup / 3);
           List<OpenLoopLoad.Result> loads = keepBusy(together, top * share, seconds, pace);
@@ -441,6 +513,16 @@ public final class ChainOverheadDriver {
         }
       }
 
+      if (interleaved) {
+        for (double rate : rates) {
+          int[] order = InterleavedWindows.order(cycles);
+          List<ChainFigures> measured =
+              interleave(both, order, rate, windowSettle, windowSeconds, pace);
+          summarizeInterleaved(rate, (int) (rate * windowSeconds), order, measured);
+        }
+        summarizeMemory(none, agent, memoryAtStart, memory(both, javaHome, work));
+        return;
+      }
       List<Window> windows = new ArrayList<>();
       for (int round = 1; round <= rounds; round++) {
         for (double rate : rates) {
@@ -499,12 +581,161 @@ public final class ChainOverheadDriver {
     }
   }
 
+  /**
+   * Drives the copies one at a time in the order given ({@link InterleavedWindows#order}: {@code
+   * both.get(0)} for {@link InterleavedWindows#FIRST}), each window after {@code settle} seconds of
+   * the same copy unmeasured; prints a line per window and returns each window's figures in order.
+   */
+  static List<ChainFigures> interleave(
+      List<Copy> both, int[] order, double rate, int settle, int seconds, Pace pace)
+      throws Exception {
+    List<ChainFigures> measured = new ArrayList<>();
+    int offered = (int) (rate * seconds);
+    System.out.printf(
+        Locale.ROOT,
+        "%n%.0f req/s, interleaved, load %s: per window, the copy, end-to-end p50, and each"
+            + " service's CPU µs per request it served (JIT's share in brackets)%n",
+        rate,
+        loadAverage());
+    for (int w = 0; w < order.length; w++) {
+      Copy copy = both.get(order[w]);
+      Measured window = window(List.of(copy), rate, settle, seconds, pace);
+      ChainFigures figures = window.figures().get(copy.mode());
+      measured.add(figures);
+      StringBuilder line =
+          new StringBuilder(
+              String.format(
+                  Locale.ROOT,
+                  "  cycle %2d window %d %-5s load %s p50 %7.1f µs, %d done |",
+                  w / InterleavedWindows.WINDOWS_PER_CYCLE + 1,
+                  w % InterleavedWindows.WINDOWS_PER_CYCLE + 1,
+                  copy.mode(),
+                  loadAverage().split(" ")[0],
+                  figures.p50Micros(),
+                  figures.completed()));
+      for (InstanceFigures instance : figures.instances()) {
+        line.append(
+            String.format(
+                Locale.ROOT,
+                " %s %.0f (%.0f) |",
+                instance.label(),
+                instance.cpuMicrosPerRequest(),
+                jitMicrosPerRequest(instance)));
+      }
+      String shortfall = shortfall(figures, offered);
+      if (shortfall != null) {
+        line.append("  NOT SUSTAINED: ").append(shortfall).append(window.driverLate());
+      }
+      System.out.println(line);
+    }
+    return measured;
+  }
+
+  /** The part of an instance's CPU per request that its JIT compiler threads spent. */
+  static double jitMicrosPerRequest(InstanceFigures instance) {
+    return instance.cpuPoints() > 0
+        ? instance.cpuMicrosPerRequest() * instance.jitPoints() / instance.cpuPoints()
+        : 0;
+  }
+
+  /**
+   * The interleaved run's figures at one rate: per service, the added CPU per request as the median
+   * of the cycles' differences ({@link InterleavedWindows}) with its order-statistic interval, with
+   * and without the JIT's threads; end to end, the added p50 per hop the same way.
+   */
+  static void summarizeInterleaved(
+      double rate, int offered, int[] order, List<ChainFigures> windows) {
+    java.util.function.Predicate<ChainFigures> counts = w -> sustained(w, offered);
+    int cycles = order.length / InterleavedWindows.WINDOWS_PER_CYCLE;
+    int counted =
+        InterleavedWindows.cycleDifferences(order, windows, ChainFigures::p50Micros, counts).length;
+    System.out.printf(
+        Locale.ROOT,
+        "%n%.0f req/s at the gateway, a and c, interleaved: %d of %d cycles counted (every window"
+            + " of a cycle sustained); added = second copy minus first, median of the cycles'"
+            + " differences, [%.0f %% interval from order statistics; its coverage]%n%n",
+        rate,
+        counted,
+        cycles,
+        CONFIDENCE * 100);
+    if (counted == 0) {
+      System.out.println("no cycle counted: no figures");
+      return;
+    }
+    List<ChainFigures> firsts = new ArrayList<>();
+    List<ChainFigures> seconds = new ArrayList<>();
+    for (int w = 0; w < order.length; w++) {
+      if (counts.test(windows.get(w))) {
+        (order[w] == InterleavedWindows.SECOND ? seconds : firsts).add(windows.get(w));
+      }
+    }
+    System.out.println(
+        "| service | CPU µs per request, first copy (median of windows) | second copy | added µs per"
+            + " request | interval | added outside the JIT | interval | RSS MiB, first → second"
+            + " (last window) | threads added |");
+    System.out.println("|---|---|---|---|---|---|---|---|---|");
+    ChainFigures lastFirst = firsts.get(firsts.size() - 1);
+    ChainFigures lastSecond = seconds.get(seconds.size() - 1);
+    for (int i = 0; i < windows.get(0).instances().size(); i++) {
+      int index = i;
+      ToDoubleFunction<ChainFigures> cpu = w -> w.instances().get(index).cpuMicrosPerRequest();
+      ToDoubleFunction<ChainFigures> outsideJit =
+          w ->
+              w.instances().get(index).cpuMicrosPerRequest()
+                  - jitMicrosPerRequest(w.instances().get(index));
+      InterleavedWindows.MedianInterval added =
+          InterleavedWindows.MedianInterval.of(
+              InterleavedWindows.cycleDifferences(order, windows, cpu, counts), CONFIDENCE);
+      InterleavedWindows.MedianInterval addedOutsideJit =
+          InterleavedWindows.MedianInterval.of(
+              InterleavedWindows.cycleDifferences(order, windows, outsideJit, counts), CONFIDENCE);
+      System.out.printf(
+          Locale.ROOT,
+          "| %s | %.1f | %.1f | %+.1f | %s | %+.1f | %s | %.0f → %.0f | %+d |%n",
+          lastFirst.instances().get(index).label(),
+          medianOf(firsts, cpu),
+          medianOf(seconds, cpu),
+          added.median(),
+          interval(added),
+          addedOutsideJit.median(),
+          interval(addedOutsideJit),
+          lastFirst.instances().get(index).rssMib(),
+          lastSecond.instances().get(index).rssMib(),
+          lastSecond.instances().get(index).threads() - lastFirst.instances().get(index).threads());
+    }
+    InterleavedWindows.MedianInterval p50 =
+        InterleavedWindows.MedianInterval.of(
+            InterleavedWindows.cycleDifferences(order, windows, w -> w.p50Micros() / HOPS, counts),
+            CONFIDENCE);
+    System.out.printf(
+        Locale.ROOT,
+        "%nend to end p50 %.1f → %.1f µs (medians of windows); added per hop (÷ %d) %+.1f µs %s%n",
+        medianOf(firsts, ChainFigures::p50Micros),
+        medianOf(seconds, ChainFigures::p50Micros),
+        HOPS,
+        p50.median(),
+        interval(p50));
+    int errors = windows.stream().mapToInt(w -> w.errors()).sum();
+    int non200 = windows.stream().mapToInt(w -> w.non200()).sum();
+    System.out.printf(Locale.ROOT, "errors %d, non-200 %d over all windows%n", errors, non200);
+  }
+
+  static String interval(InterleavedWindows.MedianInterval m) {
+    return String.format(
+        Locale.ROOT, "[%+.1f..%+.1f; %.1f %%]", m.low(), m.high(), 100 * m.coverage());
+  }
+
+  static double medianOf(List<ChainFigures> windows, ToDoubleFunction<ChainFigures> f) {
+    return AgentOverheadDriver.median(windows.stream().map(f::applyAsDouble).toList());
+  }
+
   static DemoChain chain(
       SpringGeneration generation,
       Path examples,
       Path agentJar,
       Path javaHome,
       List<String> jvmOptions,
+      List<String> appArguments,
       List<String> prefix,
       Path work)
       throws Exception {
@@ -520,6 +751,7 @@ public final class ChainOverheadDriver {
             .appArgument("--server.tomcat.threads.max=32")
             .appArgument("--server.tomcat.threads.min-spare=32")
             .startTimeout(Duration.ofMinutes(10));
+    appArguments.forEach(builder::appArgument);
     if (agentJar == null) {
       builder.withoutAgent();
     } else {

@@ -194,4 +194,81 @@ class ChainOverheadDriverTest {
         .contains("no window was sustained")
         .doesNotContain("+999");
   }
+
+  /** One interleaved window: a gateway at {@code cpuMicros} per request, the copy's p50. */
+  private static ChainOverheadDriver.ChainFigures interleavedWindow(
+      String mode, double cpuMicros, double p50Micros) {
+    return new ChainOverheadDriver.ChainFigures(
+        mode,
+        List.of(
+            new ChainOverheadDriver.InstanceFigures(
+                "gateway[base]", 8.0, 0.0, cpuMicros, 480.0, 50, Map.of())),
+        p50Micros,
+        8_000.0,
+        40_000.0,
+        2_500,
+        0,
+        0,
+        OpenLoopLoad.Lag.NONE);
+  }
+
+  /**
+   * Two cycles (A B B A, B A A B) in which every window costs 1 µs more than the one before and the
+   * second copy 15 µs more per request, its p50 80 µs more; window {@code slow} (or none: -1) with
+   * a p50 over the sustained bound.
+   */
+  private static List<ChainOverheadDriver.ChainFigures> drifting(int[] order, int slow) {
+    List<ChainOverheadDriver.ChainFigures> windows = new java.util.ArrayList<>();
+    for (int w = 0; w < order.length; w++) {
+      boolean second = order[w] == InterleavedWindows.SECOND;
+      windows.add(
+          interleavedWindow(
+              second ? "agent" : "none",
+              320 + w + (second ? 15 : 0),
+              w == slow ? 25_000 : 1_600 + (second ? 80 : 0)));
+    }
+    return windows;
+  }
+
+  @Test
+  void summarizesInterleavedWindowsAsTheMedianOfTheCyclesDifferencesWithItsInterval() {
+    int[] order = InterleavedWindows.order(2);
+
+    ChainOverheadDriver.summarizeInterleaved(250, 2_500, order, drifting(order, -1));
+
+    String out = printed.toString(StandardCharsets.UTF_8);
+    assertThat(out).contains("2 of 2 cycles counted");
+    // The drift cancels within each cycle: +15 in both, so the interval is +15..+15 (two cycles:
+    // the whole range, which covers the median half of the time).
+    assertThat(out)
+        .contains(
+            "| gateway[base] | 324.0 | 338.0 | +15.0 | [+15.0..+15.0; 50.0 %] | +15.0 |"
+                + " [+15.0..+15.0; 50.0 %] | 480 → 480 | +0 |");
+    assertThat(out).contains("added per hop (÷ 4) +20.0 µs [+20.0..+20.0; 50.0 %]");
+  }
+
+  @Test
+  void leavesOutAnInterleavedCycleWithAWindowThatWasNotSustained() {
+    int[] order = InterleavedWindows.order(2);
+
+    ChainOverheadDriver.summarizeInterleaved(250, 2_500, order, drifting(order, 5));
+
+    String out = printed.toString(StandardCharsets.UTF_8);
+    assertThat(out).contains("1 of 2 cycles counted");
+    assertThat(out).doesNotContain("25000");
+    assertThat(out).contains("added per hop (÷ 4) +20.0 µs");
+  }
+
+  @Test
+  void passesTheApplicationArgumentsGivenToEveryApplicationAndRefusesAnythingElse() {
+    assertThat(ChainOverheadDriver.appArguments(Map.of())).isEmpty();
+    assertThat(
+            ChainOverheadDriver.appArguments(
+                Map.of("app-args", " --dubbo.metrics.enable-rpc=false  --x.y=1 ")))
+        .containsExactly("--dubbo.metrics.enable-rpc=false", "--x.y=1");
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> ChainOverheadDriver.appArguments(Map.of("app-args", "-Xmx1g")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("-Xmx1g");
+  }
 }
