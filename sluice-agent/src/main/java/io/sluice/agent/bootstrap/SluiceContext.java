@@ -60,9 +60,8 @@ public final class SluiceContext {
   private final String baggage;
   private final String entrance;
   // For a context shared per origin or per lane: its variants per entrance (CHAIN rules), so
-  // serving
-  // a route for a governed caller (or in a lane) allocates nothing either; bounded by the routes,
-  // capped all the same.
+  // serving a route for a governed caller (or in a lane) allocates nothing either; bounded by the
+  // routes, capped all the same.
   private volatile java.util.concurrent.ConcurrentHashMap<String, SluiceContext> byEntrance;
   // For a context shared per origin: its variants per lane (arrived as x-sluice-lane alone, as
   // between governed applications), so a call in a lane from a governed caller allocates no context
