@@ -30,7 +30,12 @@ warmup="${WARMUP:-60}"
 settle="${SETTLE:-10}"
 gap="${GAP:-10}"
 if [ "${PHASES:-1}" = 1 ]; then
-  ratis_logs="-Dsluice.log.level.org.apache.ratis.server.impl=info -Dsluice.log.level.org.apache.ratis.client.impl=debug"
+  # Election milestones (FollowerState, LeaderElection; role changes and "leader ready" are logged
+  # by RaftServer$Division) and the forwarding clients' answers and retries (OrderedAsync).
+  ratis_logs='-Dsluice.log.level.org.apache.ratis.server.impl=info
+    -Dsluice.log.level.org.apache.ratis.server.RaftServer$Division=info
+    -Dsluice.log.level.org.apache.ratis.client.impl=debug'
+  ratis_logs="${ratis_logs//$'\n'/ }"
   export SLUICE_JAVA_OPTS="${SLUICE_JAVA_OPTS:-} $ratis_logs"
 fi
 source "$root/sluice-bench/scripts/cluster-lib.sh"

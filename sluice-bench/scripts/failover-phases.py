@@ -61,7 +61,7 @@ def duration_ms(text):
 
 def first(lines, since, until, logger, pattern):
     for t, name, message in lines:
-        if since <= t < until and name == logger and re.search(pattern, message):
+        if since <= t < until and logger in (None, name) and re.search(pattern, message):
             return t, message
     return None, None
 
@@ -95,12 +95,12 @@ def main(work):
             row["candidate"] = min(candidates) - t0
         elected, winner = None, None
         for n in survivors:
-            t, _ = first(logs[n], t0, until, "RaftServerImpl", r"changes role from CANDIDATE to LEADER")
+            t, _ = first(logs[n], t0, until, None, r"changes role from CANDIDATE to LEADER")
             if t is not None and (elected is None or t < elected):
                 elected, winner = t, n
         if elected is not None:
             row["elected"] = elected - t0
-            ready, _ = first(logs[winner], elected, until, "LeaderStateImpl", r"is ready since appliedIndex")
+            ready, _ = first(logs[winner], elected, until, None, r"is ready since appliedIndex")
             if ready is not None:
                 row["ready"] = ready - t0
             rounds = 0
