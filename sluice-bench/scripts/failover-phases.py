@@ -10,11 +10,13 @@ milestones) and its client at DEBUG (each forwarded batch's answer, each retry).
 milliseconds after the kill:
 
   gone       the killed JVM is a zombie or gone (its sockets closed: the others' streams break)
-  heartbeat  the last time the surviving followers heard from the killed leader (the earlier of the
-             two; FollowerState's "lastRpcElapsedTime" at its change to candidate)
+  heartbeat  the last time a surviving follower heard from the killed leader (the earlier of the
+             two; FollowerState's "lastRpcElapsedTime" at its change to candidate); negative: before
+             the kill
   candidate  the first survivor gave up on the leader and became a candidate
   elected    the winner changed role to LEADER (after a pre-vote and a vote round; "rounds" counts
              the rounds of all survivors' elections, 2 when the first one succeeded)
+  learnt     the other survivor learnt of the new leader ("change Leader from ... to ...")
   ready      the new leader applied the first entry of its term ("Leader ... is ready"): it takes
              writes from now on
   fwd_ack    the first forwarded batch answered SUCCESS to a survivor after the new leader was
@@ -70,7 +72,7 @@ def main(work):
     kills = list(csv.DictReader(open(os.path.join(work, "kills.csv"))))
     events = list(csv.DictReader(open(os.path.join(work, "events.csv"))))
     logs = {n: read_log(os.path.join(work, "node-%d.log" % n)) for n in (1, 2, 3)}
-    columns = ["gone", "heartbeat", "candidate", "elected", "ready", "fwd_ack", "client_ack",
+    columns = ["gone", "heartbeat", "candidate", "elected", "learnt", "ready", "fwd_ack", "client_ack",
                "rounds", "retries", "slept"]
     rows = []
     for i, kill in enumerate(kills):
@@ -103,6 +105,11 @@ def main(work):
             ready, _ = first(logs[winner], elected, until, None, r"is ready since appliedIndex")
             if ready is not None:
                 row["ready"] = ready - t0
+            for n in survivors:
+                if n != winner:
+                    learnt, _ = first(logs[n], elected, until, None, r"change Leader from \S+ to (?!null)")
+                    if learnt is not None:
+                        row["learnt"] = learnt - t0
             rounds = 0
             for n in survivors:
                 rounds += sum(1 for t, name, message in logs[n]
