@@ -54,6 +54,15 @@ final class RatisProperties {
     if (options.standalone()) {
       // The pre-vote round only protects a cluster from a partitioned peer raising terms.
       RaftServerConfigKeys.LeaderElection.setPreVote(properties, false);
+    } else {
+      // A leader that finds no majority heard from within the election timeout steps down and
+      // then sits out elections for this long (Ratis: 10 s). Seen after a kill -9 on a starved
+      // core: the new leader took 2 s to set itself up, failed its first check for want of any
+      // answer yet, and stepped down holding the newest entry (its term's first), so the other
+      // survivor could not win either: no leader for 14 s. Two election timeouts; pre-vote keeps
+      // a node cut off from the majority from disrupting anyone when it campaigns again.
+      RaftServerConfigKeys.LeaderElection.setLeaderStepDownWaitTime(
+          properties, millis(2 * options.electionTimeoutMax().toMillis()));
     }
 
     // The log-metadata entry (commit index) costs one more write and fsync per commit. It only
