@@ -16,6 +16,10 @@
 # after the kill acknowledged (config and instance); every config writer's first such write
 # acknowledged; the failed attempts (retried) begun from the kill to the next round; then the median
 # and range of each. Also the 1-minute load's range. Needs sluice-bench/target/benchmarks.jar.
+# With PHASES=1 (the default) the nodes log Ratis's election milestones (INFO) and its forwarding
+# clients' answers and retries (DEBUG), and failover-phases.py then splits each failover into
+# phases: process gone, last heartbeat, candidate, leader elected, leader ready, first forwarded
+# write answered, client acknowledged. PHASES=0 leaves the nodes' log levels alone.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 kills="${1:-5}"
@@ -25,6 +29,15 @@ port="${PORT:-29848}"
 warmup="${WARMUP:-60}"
 settle="${SETTLE:-10}"
 gap="${GAP:-10}"
+if [ "${PHASES:-1}" = 1 ]; then
+  # Election milestones (FollowerState, LeaderElection; role changes and "leader ready" are logged
+  # by RaftServer$Division) and the forwarding clients' answers and retries (OrderedAsync).
+  ratis_logs='-Dsluice.log.level.org.apache.ratis.server.impl=info
+    -Dsluice.log.level.org.apache.ratis.server.RaftServer$Division=info
+    -Dsluice.log.level.org.apache.ratis.client.impl=debug'
+  ratis_logs="${ratis_logs//$'\n'/ }"
+  export SLUICE_JAVA_OPTS="${SLUICE_JAVA_OPTS:-} $ratis_logs"
+fi
 source "$root/sluice-bench/scripts/cluster-lib.sh"
 start_cluster
 echo "cluster up: leader $leader; logs in $work"
@@ -71,7 +84,7 @@ for (( s = 0; s < warmup; s++ )); do
   kill -0 "$driver" 2>/dev/null || { echo "the driver exited:" >&2; cat "$work/driver.log" >&2; exit 1; }
 done
 
-echo "round,killed,killed_ms,leader_seen_ms,new_leader,restarted_ms,rejoined_ms" >"$work/kills.csv"
+echo "round,killed,killed_ms,gone_ms,leader_seen_ms,new_leader,restarted_ms,rejoined_ms" >"$work/kills.csv"
 for (( k = 1; k <= kills; k++ )); do
   old="$(leader_seen_by 1)"
   [ -n "$old" ] || old="$(leader_seen_by 2)"
@@ -81,11 +94,25 @@ for (( k = 1; k <= kills; k++ )); do
   for n in 1 2 3; do [ "$n" = "$victim" ] || others="$others 127.0.0.$n"; done
   # One process kills and polls (a fork per poll would add its own delay on a loaded machine):
   # prints the kill's and the sighting's epoch milliseconds and the new leader.
-  read -r killed_ms seen_ms new < <(python3 - "$(pid_of "$old")" "$old" "$port" $others <<'PY'
-import json, os, signal, sys, time, urllib.request
+  read -r killed_ms seen_ms new gone_ms < <(python3 - "$(pid_of "$old")" "$old" "$port" $others <<'PY'
+import json, os, signal, sys, threading, time, urllib.request
 pid, old, port, others = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4:]
+gone = []
+def watch_exit():
+    # Gone once a zombie (the kernel has closed its sockets) or reaped.
+    while True:
+        try:
+            with open("/proc/%d/stat" % pid) as stat:
+                if stat.read().rsplit(")", 1)[1].split()[0] in ("Z", "X"):
+                    break
+        except OSError:
+            break
+        time.sleep(0.002)
+    gone.append(time.time())
+watcher = threading.Thread(target=watch_exit, daemon=True)
 killed = time.time()
 os.kill(pid, signal.SIGKILL)
+watcher.start()
 while time.time() - killed < 60:
     for node in others:
         try:
@@ -95,10 +122,12 @@ while time.time() - killed < 60:
         except Exception:
             leader = ""
         if leader and leader != old:
-            print(int(killed * 1000), int(time.time() * 1000), leader)
+            seen = time.time()
+            watcher.join(10)
+            print(int(killed * 1000), int(seen * 1000), leader, int((gone[0] - killed) * 1000) if gone else "")
             sys.exit(0)
     time.sleep(0.02)
-print(int(killed * 1000), 0, "")
+print(int(killed * 1000), 0, "", "")
 PY
 )
   wait "$(pid_of "$old")" 2>/dev/null || true
@@ -114,8 +143,8 @@ PY
     sleep 0.2
   done
   rejoined_ms=$(now_ms)
-  echo "$k,$old,$killed_ms,$(( seen_ms - killed_ms )),$new,$restarted_ms,$(( rejoined_ms - restarted_ms ))" >>"$work/kills.csv"
-  echo "kill $k: leader $old killed; $new reported leader after $(( seen_ms - killed_ms )) ms; restarted node rejoined after $(( rejoined_ms - restarted_ms )) ms"
+  echo "$k,$old,$killed_ms,$gone_ms,$(( seen_ms - killed_ms )),$new,$restarted_ms,$(( rejoined_ms - restarted_ms ))" >>"$work/kills.csv"
+  echo "kill $k: leader $old killed, gone after ${gone_ms:-?} ms; $new reported leader after $(( seen_ms - killed_ms )) ms; restarted node rejoined after $(( rejoined_ms - restarted_ms )) ms"
   for (( s = 0; s < gap; s++ )); do sleep 1; note_load; done
 done
 
@@ -156,6 +185,7 @@ for c, name in enumerate(names):
     if values:
         print("%s: median %s, range %s-%s over %d kills" % (name, statistics.median(values), min(values), max(values), len(values)))
 EOF
+[ "${PHASES:-1}" = 1 ] && python3 "$root/sluice-bench/scripts/failover-phases.py" "$work"
 note_load
 echo "1-min load $load_min-$load_max during the run; events and node logs in $work"
 if [ "$verified" = 0 ]; then

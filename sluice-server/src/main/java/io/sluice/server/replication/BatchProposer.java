@@ -3,6 +3,7 @@ package io.sluice.server.replication;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -33,7 +34,11 @@ import org.slf4j.LoggerFactory;
  * acceptance until its future is completed (queued, in the log, or waiting on the completion
  * executor), so this class never holds more than the configured limits; beyond them {@link #submit}
  * fails fast with {@link ReplicatorOverloadedException}. The completion executor's queue is bounded
- * by the same count, since it holds one task per batch of pending submissions.
+ * by the same count, since it holds one task per batch of pending submissions. At most {@code
+ * maxEntriesInFlight} entries hold a slot; a follower's forwarded entry gives its slot up when the
+ * leader changes under it ({@link #releaseSlot}), so entries on their way can exceed that by the
+ * ones sent to a former leader (at most {@code maxEntriesInFlight} per leader change, each ending
+ * within the request timeout), all of them within the pending bounds.
  */
 final class BatchProposer {
   private static final Logger log = LoggerFactory.getLogger(BatchProposer.class);
@@ -69,6 +74,13 @@ final class BatchProposer {
 
   /** Proposed batches by sequence; removed by whichever of apply and failure comes first. */
   private final Map<Long, List<Submission>> inFlight = new ConcurrentHashMap<>();
+
+  /**
+   * Sequences of the proposed entries that count toward {@link #entriesInFlight}: an entry leaves
+   * when its reply completes or when its slot is {@linkplain #releaseSlot released} (whichever
+   * comes first), so the counter is decremented once per entry.
+   */
+  private final Set<Long> holdingSlots = ConcurrentHashMap.newKeySet();
 
   private final AtomicLong nextSequence = new AtomicLong(1);
   private final AtomicLong entriesProposed = new AtomicLong();
@@ -182,6 +194,20 @@ final class BatchProposer {
     }
   }
 
+  /**
+   * Entry {@code sequence} is still on its way but no longer holds one of the {@code
+   * maxEntriesInFlight} slots, so the next batch may go: a follower's forwarded entry whose leader
+   * changed while it was in flight (see {@link LeaderForwarding}). Its submissions stay pending
+   * (counted against the pending bounds) until it is applied or fails. No-op once the entry has
+   * completed or was released before.
+   */
+  void releaseSlot(long sequence) {
+    if (holdingSlots.remove(sequence)) {
+      entriesInFlight.decrementAndGet();
+      scheduleDrain();
+    }
+  }
+
   long entriesProposed() {
     return entriesProposed.get();
   }
@@ -251,6 +277,7 @@ final class BatchProposer {
     commandsProposed.addAndGet(batch.size());
     // Registered before proposing: the entry may be applied before propose() even returns.
     inFlight.put(sequence, batch);
+    holdingSlots.add(sequence);
     CompletableFuture<?> reply;
     try {
       reply = sink.propose(sequence, entry);
@@ -259,7 +286,9 @@ final class BatchProposer {
     }
     reply.whenComplete(
         (ignored, failure) -> {
-          entriesInFlight.decrementAndGet();
+          if (holdingSlots.remove(sequence)) {
+            entriesInFlight.decrementAndGet();
+          }
           List<Submission> unapplied = inFlight.remove(sequence);
           if (unapplied != null) {
             ReplicationException reason =

@@ -2,7 +2,9 @@ package io.sluice.server.replication;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -36,14 +38,23 @@ import org.slf4j.LoggerFactory;
  * of it, so a batch sent after a failure never shares its window. Batches already in flight beside
  * a request that fails for good do fail with it (at most the entries in flight).
  *
+ * <p><b>A leader change retires the client at once.</b> When this node learns of a new leader
+ * ({@link #leaderChanged}), the client built for the old one is retired without waiting for the
+ * next batch, and each request in flight on it is told so (its {@code outdated} callback): the
+ * request goes on (its resends keep their client and call ids, so the retry cache still answers
+ * them), but the batch no longer holds one of the node's in-flight slots. Before, batches sent to a
+ * leader that died held the slots until they were answered or timed out (up to the request
+ * timeout), and every write behind them waited, on the new leader too.
+ *
  * <p><b>Retired, not closed.</b> Closing a client fails what is in flight on it, and those batches
  * may well be committing: the client follows the leader's redirects, and the retry cache on every
  * peer makes a resend apply once. A retired client is closed when its last request completes, or by
  * {@link #close}. At most one client per request in flight is alive, plus the current one.
  *
- * <p>Concurrency: {@link #send} runs on the proposer thread, completions on Ratis's client threads;
- * choosing, counting and retiring happen under this object's lock, closing a retired client on the
- * closer executor.
+ * <p>Concurrency: {@link #send} runs on the proposer thread, {@link #leaderChanged} on Ratis's
+ * notification threads, completions on Ratis's client threads; choosing, counting and retiring
+ * happen under this object's lock, outdated callbacks and closing a retired client (on the closer
+ * executor) outside it.
  */
 final class LeaderForwarding implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(LeaderForwarding.class);
@@ -60,6 +71,9 @@ final class LeaderForwarding implements AutoCloseable {
     int inFlight;
     boolean failed;
     boolean retired;
+
+    /** The outdated callbacks of requests in flight, run once if a leader change retires it. */
+    final Set<Runnable> outdated = new HashSet<>();
 
     Generation(RaftClient client, RaftPeerId builtFor) {
       this.client = client;
@@ -93,11 +107,16 @@ final class LeaderForwarding implements AutoCloseable {
    * committed) or fails, with the outcome unknown, when the client gives up or after {@code
    * timeoutMillis}. A failure has retired the client before the future fails, so a send made after
    * seeing it goes through a new client.
+   *
+   * @param outdated run at most once, on the thread that learns of it, if the leader changes while
+   *     the request is in flight (its client retired; the request itself goes on); it may race with
+   *     the future's completion, so it must be harmless after it. Cheap, never blocking.
    */
   CompletableFuture<RaftClientReply> send(
-      Message message, RaftPeerId knownLeader, long timeoutMillis) {
+      Message message, RaftPeerId knownLeader, long timeoutMillis, Runnable outdated) {
     Generation generation;
     RaftClient toClose = null;
+    List<Runnable> toNotify = List.of();
     synchronized (this) {
       if (closed) {
         return CompletableFuture.failedFuture(
@@ -106,6 +125,10 @@ final class LeaderForwarding implements AutoCloseable {
       if (current == null
           || current.failed
           || (knownLeader != null && !knownLeader.equals(current.builtFor))) {
+        if (current != null && !current.failed) {
+          toNotify = List.copyOf(current.outdated);
+          current.outdated.clear();
+        }
         toClose = retire(current);
         RaftClient client;
         try {
@@ -113,14 +136,17 @@ final class LeaderForwarding implements AutoCloseable {
         } catch (RuntimeException e) {
           current = null;
           closeQuietly(toClose);
+          toNotify.forEach(Runnable::run);
           return CompletableFuture.failedFuture(e);
         }
         current = new Generation(client, knownLeader);
       }
       generation = current;
       generation.inFlight++;
+      generation.outdated.add(outdated);
     }
     closeQuietly(toClose);
+    toNotify.forEach(Runnable::run);
     CompletableFuture<RaftClientReply> reply;
     try {
       reply = generation.client.async().send(message);
@@ -135,10 +161,40 @@ final class LeaderForwarding implements AutoCloseable {
         .orTimeout(timeoutMillis, TimeUnit.MILLISECONDS)
         .whenComplete(
             (answer, failure) -> {
+              answered(generation, outdated);
               if (failure != null) {
                 failed(generation);
               }
             });
+  }
+
+  /**
+   * This node learnt of {@code leader} (itself included): the client built for another leader is
+   * retired now, and the requests in flight on it are told they are outdated. Called on Ratis's
+   * notification threads; never blocks.
+   */
+  void leaderChanged(RaftPeerId leader) {
+    if (leader == null) {
+      return; // an election under way: keep trying whatever the client knows
+    }
+    RaftClient toClose;
+    List<Runnable> toNotify;
+    synchronized (this) {
+      if (closed || current == null || leader.equals(current.builtFor)) {
+        return;
+      }
+      toNotify = List.copyOf(current.outdated);
+      current.outdated.clear();
+      toClose = retire(current);
+      current = null;
+    }
+    closeQuietly(toClose);
+    toNotify.forEach(Runnable::run);
+  }
+
+  /** The caller has its answer: the request's outdated callback must no longer run. */
+  private synchronized void answered(Generation generation, Runnable outdated) {
+    generation.outdated.remove(outdated);
   }
 
   /** Closes every client; what is in flight fails. Later sends fail at once. */

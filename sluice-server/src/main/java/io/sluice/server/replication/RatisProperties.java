@@ -5,10 +5,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.client.RaftClientConfigKeys;
-import org.apache.ratis.client.retry.RequestTypeDependentRetryPolicy;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
-import org.apache.ratis.proto.RaftProtos.RaftClientRequestProto;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.retry.RetryPolicy;
 import org.apache.ratis.rpc.SupportedRpcType;
@@ -56,6 +54,15 @@ final class RatisProperties {
     if (options.standalone()) {
       // The pre-vote round only protects a cluster from a partitioned peer raising terms.
       RaftServerConfigKeys.LeaderElection.setPreVote(properties, false);
+    } else {
+      // A leader that finds no majority heard from within the election timeout steps down and
+      // then sits out elections for this long (Ratis: 10 s). Seen after a kill -9 on a starved
+      // core: the new leader took 2 s to set itself up, failed its first check for want of any
+      // answer yet, and stepped down holding the newest entry (its term's first), so the other
+      // survivor could not win either: no leader for 14 s. Two election timeouts; pre-vote keeps
+      // a node cut off from the majority from disrupting anyone when it campaigns again.
+      RaftServerConfigKeys.LeaderElection.setLeaderStepDownWaitTime(
+          properties, millis(2 * options.electionTimeoutMax().toMillis()));
     }
 
     // The log-metadata entry (commit index) costs one more write and fsync per commit. It only
@@ -152,8 +159,8 @@ final class RatisProperties {
 
   /**
    * Properties of the client a follower forwards writes through: each attempt bounded by the
-   * election timeout (a leader that does not answer by then is being replaced); how many attempts
-   * is {@link #forwardingRetryPolicy}.
+   * election timeout (a leader that does not answer by then is being replaced); when and until when
+   * it tries again is {@link ForwardingRetryPolicy}.
    */
   static RaftProperties forwardingClientProperties(ReplicationOptions options) {
     RaftProperties properties = new RaftProperties();
@@ -174,25 +181,6 @@ final class RatisProperties {
                 * (Math.max(options.maxBatchBytes(), options.maxCommandBytes())
                     + ENTRY_OVERHEAD_BYTES)));
     return properties;
-  }
-
-  /**
-   * Attempts of one forwarded batch: repeated (a short sleep apart) until the request timeout, so a
-   * batch rides out an election however many quick refusals ("not leader", "leader not ready",
-   * connection refused) it meets; a count of attempts ran out within a second of such refusals,
-   * well inside an election on a busy machine. The last attempt ends at most one attempt timeout
-   * (the upper election timeout) later, well inside the retry cache's 30 s, so a resend is never
-   * applied twice.
-   */
-  static RetryPolicy forwardingRetryPolicy(ReplicationOptions options) {
-    return RequestTypeDependentRetryPolicy.newBuilder()
-        .setRetryPolicy(
-            RaftClientRequestProto.TypeCase.WRITE,
-            RetryPolicies.retryForeverWithSleep(
-                millis(Math.max(50, options.electionTimeoutMin().toMillis() / 4))))
-        .setTimeout(
-            RaftClientRequestProto.TypeCase.WRITE, millis(options.requestTimeout().toMillis()))
-        .build();
   }
 
   /**

@@ -232,6 +232,7 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
               @Override
               public void onLeaderReady() {
                 markLeaderReady();
+                forwarding.leaderChanged(selfId);
               }
 
               @Override
@@ -243,6 +244,7 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
               public void onLeaderChanged(RaftPeerId leaderId) {
                 if (leaderId != null) {
                   markFollowing(leaderId);
+                  forwarding.leaderChanged(leaderId);
                 }
               }
             },
@@ -1134,7 +1136,7 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
     if (!options.standalone() && !leadsNow()) {
       // A follower, a node between leaders, or a leader still applying earlier terms (its own
       // server answers "not ready" and the client retries until it is).
-      return forward(entry);
+      return forward(sequence, entry);
     }
     RaftClientRequest request =
         RaftClientRequest.newBuilder()
@@ -1166,12 +1168,18 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
   /**
    * Sends a batch to the leader and completes once this node has applied it too, so the outcome
    * routed to the proposer (by the batch's proposer id) comes from this node's own state. Any
-   * failure is "outcome unknown": the leader may have committed the batch.
+   * failure is "outcome unknown": the leader may have committed the batch. If the leader changes
+   * while the batch is on its way, it gives up its in-flight slot, so the writes behind it go to
+   * the new leader without waiting for it.
    */
-  private CompletableFuture<RaftClientReply> forward(byte[] entry) {
+  private CompletableFuture<RaftClientReply> forward(long sequence, byte[] entry) {
     long timeoutMillis = options.requestTimeout().toMillis();
     return forwarding
-        .send(Message.valueOf(UnsafeByteOperations.unsafeWrap(entry)), knownLeader(), timeoutMillis)
+        .send(
+            Message.valueOf(UnsafeByteOperations.unsafeWrap(entry)),
+            knownLeader(),
+            timeoutMillis,
+            () -> proposer.releaseSlot(sequence))
         .thenCompose(
             reply -> {
               if (!reply.isSuccess()) {
@@ -1203,7 +1211,8 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
 
   /**
    * A client aimed at {@code leader}, for {@link LeaderForwarding}: each attempt bounded by the
-   * election timeout, attempts repeated until the request timeout (see {@link RatisProperties}).
+   * election timeout (see {@link RatisProperties}), attempts repeated until the request timeout, as
+   * soon as what the failed attempt says about the leader allows ({@link ForwardingRetryPolicy}).
    */
   private RaftClient newForwardingClient(RaftPeerId leader) {
     return RaftClient.newBuilder()
@@ -1211,7 +1220,7 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
         .setRaftGroup(RaftGroup.valueOf(groupId, raftPeers()))
         .setLeaderId(leader)
         .setProperties(RatisProperties.forwardingClientProperties(options))
-        .setRetryPolicy(RatisProperties.forwardingRetryPolicy(options))
+        .setRetryPolicy(ForwardingRetryPolicy.of(options, this::knownLeader, leader))
         .build();
   }
 

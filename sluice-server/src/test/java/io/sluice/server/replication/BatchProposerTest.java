@@ -111,6 +111,37 @@ class BatchProposerTest {
     assertThat(proposer.pendingSubmissions()).isZero();
   }
 
+  /**
+   * A forwarded entry whose leader died holds no slot once the node learns of the new leader: the
+   * writes behind it go at once, and it still completes its own submissions when applied.
+   */
+  @Test
+  void aReleasedEntryLetsTheNextBatchGoAndStillCompletesItsSubmissions() {
+    BatchProposer proposer = proposer(options().maxEntriesInFlight(1));
+    CompletableFuture<Object> toOldLeader = proposer.submit(STATE, bytes("a"));
+    CompletableFuture<Object> behind = proposer.submit(STATE, bytes("b"));
+    assertThat(proposed).as("one slot, taken by a").hasSize(1);
+
+    proposer.releaseSlot(proposed.get(0).sequence());
+
+    assertThat(proposed).as("b goes without waiting for a").hasSize(2);
+    assertThat(proposed.get(1).commands()).containsExactly("b");
+    apply(proposer, proposed.get(1));
+    assertThat(behind).isCompletedWithValue("outcome-b");
+    assertThat(toOldLeader).isNotDone();
+    assertThat(proposer.pendingSubmissions()).as("a is still pending").isEqualTo(1);
+
+    apply(proposer, proposed.get(0)); // the resend reached the new leader after all
+    assertThat(toOldLeader).isCompletedWithValue("outcome-a");
+    assertThat(proposer.pendingSubmissions()).isZero();
+
+    // Released, then completed: its slot is given back once, not twice.
+    proposer.releaseSlot(proposed.get(0).sequence());
+    proposer.submit(STATE, bytes("c"));
+    proposer.submit(STATE, bytes("d"));
+    assertThat(proposed).as("still one slot: d waits for c").hasSize(3);
+  }
+
   @Test
   void ignoresBatchesItDidNotPropose() {
     BatchProposer proposer = proposer(options());

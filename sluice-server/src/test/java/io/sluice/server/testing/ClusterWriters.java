@@ -88,10 +88,14 @@ public final class ClusterWriters implements AutoCloseable {
   private void run(int writer, String key, Write write) {
     for (long seq = 1; !stopped; seq++) {
       attempts.incrementAndGet();
+      long began = System.nanoTime();
       try {
         if (write.send(writer, key, seq)) {
           lastAcked.put(key, seq);
-          if (markedAtNanos.get() != 0) {
+          // Only a write begun after the mark counts: one answered just after a kill may have been
+          // committed before it.
+          long mark = markedAtNanos.get();
+          if (mark != 0 && began - mark >= 0) {
             firstAckAfterMarkNanos.compareAndSet(0, System.nanoTime());
           }
         } else {
@@ -137,7 +141,10 @@ public final class ClusterWriters implements AutoCloseable {
     return now;
   }
 
-  /** {@link System#nanoTime} of the first acknowledgement after {@link #mark}; 0 if none yet. */
+  /**
+   * {@link System#nanoTime} of the first acknowledgement of a write begun after {@link #mark}; 0 if
+   * none yet.
+   */
   public long firstAckAfterMarkNanos() {
     return firstAckAfterMarkNanos.get();
   }
