@@ -7,10 +7,14 @@ import java.util.List;
  * The gRPC transport the server's gRPC suites run against: grpc-java unless the system property
  * {@value #PROPERTY} names another ({@code -Dsluice.it.grpcTransport=netty-h2}). The Failsafe
  * execution {@code netty-h2} of this module sets it for a slice of the suites; any suite can be run
- * against either by hand.
+ * against either by hand. Servers started as processes ({@link ServerProcess}, so every cluster
+ * node of {@link ClusterProcesses}) follow it too.
  */
 public final class GrpcTransportUnderTest {
   public static final String PROPERTY = "sluice.it.grpcTransport";
+
+  /** The {@code sluice server} option that chooses the transport. */
+  public static final String OPTION = "--grpc-transport";
 
   private GrpcTransportUnderTest() {}
 
@@ -21,6 +25,6 @@ public final class GrpcTransportUnderTest {
 
   /** {@code sluice server} arguments choosing it, for servers started as processes. */
   public static List<String> serverArguments() {
-    return List.of("--grpc-transport", get().optionValue());
+    return List.of(OPTION, get().optionValue());
   }
 }

@@ -118,7 +118,8 @@ public final class ServerProcess implements AutoCloseable {
   /**
    * {@link #launch} behind {@code commandPrefix}, words that run {@code java} in another setting
    * (e.g. {@code ip netns exec <name>}: in a network namespace); they must exec it, so that this
-   * object's process is the server's JVM.
+   * object's process is the server's JVM. The server serves gRPC on the {@link
+   * GrpcTransportUnderTest} unless {@code serverArguments} choose a transport themselves.
    */
   public static ServerProcess launch(
       List<String> commandPrefix,
@@ -140,6 +141,9 @@ public final class ServerProcess implements AutoCloseable {
     command.add("--data-dir");
     command.add(dataDir.toString());
     command.addAll(serverArguments);
+    if (!serverArguments.contains(GrpcTransportUnderTest.OPTION)) {
+      command.addAll(GrpcTransportUnderTest.serverArguments());
+    }
     ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
     builder.environment().putAll(environment);
     return new ServerProcess(builder.start(), httpPort);
