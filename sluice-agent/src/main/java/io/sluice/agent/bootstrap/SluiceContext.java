@@ -98,29 +98,34 @@ public final class SluiceContext {
    * The shared context of a request that carries only a lane, in its {@code x-sluice-lane} form.
    */
   private static SluiceContext ofLane(String lane) {
-    SluiceContext shared = BY_LANE.get(lane);
-    if (shared != null) {
-      return shared;
-    }
-    SluiceContext fresh = new SluiceContext(null, lane, 0, null, null);
-    if (BY_LANE.size() >= MAX_SHARED_LANES) {
-      return fresh;
-    }
-    shared = BY_LANE.putIfAbsent(lane, fresh);
-    return shared == null ? fresh : shared;
+    return shared(BY_LANE, MAX_SHARED_LANES, lane, l -> new SluiceContext(null, l, 0, null, null));
   }
 
   /** The shared context of a request that carries only an origin. */
   private static SluiceContext ofOrigin(String origin) {
-    SluiceContext shared = BY_ORIGIN.get(origin);
+    return shared(
+        BY_ORIGIN, MAX_SHARED_ORIGINS, origin, o -> new SluiceContext(o, null, 0, null, null));
+  }
+
+  /**
+   * The context {@code registry} shares for {@code key}, made by {@code make} (a non-capturing
+   * function: no allocation when the context is already shared); past {@code cap} entries a fresh
+   * unshared one, so made-up keys cannot fill memory.
+   */
+  private static SluiceContext shared(
+      java.util.concurrent.ConcurrentHashMap<String, SluiceContext> registry,
+      int cap,
+      String key,
+      java.util.function.Function<String, SluiceContext> make) {
+    SluiceContext shared = registry.get(key);
     if (shared != null) {
       return shared;
     }
-    SluiceContext fresh = new SluiceContext(origin, null, 0, null, null);
-    if (BY_ORIGIN.size() >= MAX_SHARED_ORIGINS) {
+    SluiceContext fresh = make.apply(key);
+    if (registry.size() >= cap) {
       return fresh;
     }
-    shared = BY_ORIGIN.putIfAbsent(origin, fresh);
+    shared = registry.putIfAbsent(key, fresh);
     return shared == null ? fresh : shared;
   }
 
