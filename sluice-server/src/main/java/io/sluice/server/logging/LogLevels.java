@@ -14,14 +14,20 @@ import org.slf4j.event.Level;
  * the default. Read once, from {@code levels.properties} in the jar and then the system properties
  * {@code sluice.log.level} (the default) and {@code sluice.log.level.<prefix>}, which win; a value
  * that names no level is ignored with one line on the console. Immutable.
+ *
+ * <p>A threshold is a level's {@link Level#toInt()} or {@link #OFF}, above every level, for a
+ * library logger whose lines the server replaces with its own (SLF4J has no level for "none").
  */
 final class LogLevels {
   static final String PROPERTY = "sluice.log.level";
 
-  private final Level defaultLevel;
-  private final Map<String, Level> byPrefix;
+  /** The threshold of a logger that writes nothing: above {@link Level#ERROR}. */
+  static final int OFF = Integer.MAX_VALUE;
 
-  LogLevels(Level defaultLevel, Map<String, Level> byPrefix) {
+  private final int defaultLevel;
+  private final Map<String, Integer> byPrefix;
+
+  LogLevels(int defaultLevel, Map<String, Integer> byPrefix) {
     this.defaultLevel = defaultLevel;
     this.byPrefix = Map.copyOf(byPrefix);
   }
@@ -40,10 +46,10 @@ final class LogLevels {
         merged.setProperty(name, system.getProperty(name));
       }
     }
-    Level defaultLevel = Level.INFO;
-    Map<String, Level> byPrefix = new TreeMap<>();
+    int defaultLevel = Level.INFO.toInt();
+    Map<String, Integer> byPrefix = new TreeMap<>();
     for (String name : merged.stringPropertyNames()) {
-      Level level = parse(name, merged.getProperty(name));
+      Integer level = parse(name, merged.getProperty(name));
       if (level == null) {
         continue;
       }
@@ -56,26 +62,30 @@ final class LogLevels {
     return new LogLevels(defaultLevel, byPrefix);
   }
 
-  /** The level, or null (said once on the console) when {@code value} names none. */
-  private static Level parse(String name, String value) {
+  /** The threshold, or null (said once on the console) when {@code value} names none. */
+  private static Integer parse(String name, String value) {
+    String upper = value.trim().toUpperCase(Locale.ROOT);
+    if (upper.equals("OFF")) {
+      return OFF;
+    }
     try {
-      return Level.valueOf(value.trim().toUpperCase(Locale.ROOT));
+      return Level.valueOf(upper).toInt();
     } catch (IllegalArgumentException e) {
       System.err.println(
           "sluice: ignoring "
               + name
               + "="
               + value
-              + ": a log level is one of TRACE, DEBUG, INFO, WARN, ERROR");
+              + ": a log level is one of TRACE, DEBUG, INFO, WARN, ERROR, OFF");
       return null;
     }
   }
 
-  /** The least severe level {@code logger} writes. */
-  Level thresholdOf(String logger) {
-    Level found = defaultLevel;
+  /** The least severe level {@code logger} writes, as {@link Level#toInt()}, or {@link #OFF}. */
+  int thresholdOf(String logger) {
+    int found = defaultLevel;
     int longest = -1;
-    for (Map.Entry<String, Level> entry : byPrefix.entrySet()) {
+    for (Map.Entry<String, Integer> entry : byPrefix.entrySet()) {
       String prefix = entry.getKey();
       boolean matches =
           logger.equals(prefix)

@@ -12,9 +12,13 @@ final class ServerLogger extends LegacyAbstractLogger {
   private final int threshold;
   private final transient LogOutput output;
 
-  ServerLogger(String name, Level threshold, LogOutput output) {
+  /**
+   * @param threshold the least severe level written, as {@link Level#toInt()}, or {@link
+   *     LogLevels#OFF}
+   */
+  ServerLogger(String name, int threshold, LogOutput output) {
     this.name = name;
-    this.threshold = threshold.toInt();
+    this.threshold = threshold;
     this.output = output;
   }
 

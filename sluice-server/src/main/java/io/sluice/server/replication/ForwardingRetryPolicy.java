@@ -2,6 +2,7 @@ package io.sluice.server.replication;
 
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import org.apache.ratis.client.retry.ClientRetryEvent;
 import org.apache.ratis.client.retry.RequestTypeDependentRetryPolicy;
 import org.apache.ratis.proto.RaftProtos.RaftClientRequestProto;
 import org.apache.ratis.protocol.RaftPeerId;
@@ -41,13 +42,18 @@ import org.apache.ratis.util.TimeDuration;
  * maxEntriesInFlight} batches in flight). Attempts during an election cost one loopback or LAN
  * round trip each, at most {@code maxEntriesInFlight} per poll interval per node.
  *
- * <p>Thread-safe: stateless apart from the leader supplier, which reads Ratis's volatile view.
+ * <p>Each failed attempt that will be tried again is noted in the node's {@link
+ * ForwardingFailureLog}, which writes one line per interval for all of them.
+ *
+ * <p>Thread-safe: stateless apart from the leader supplier, which reads Ratis's volatile view, and
+ * the failure log, which is thread-safe.
  */
 final class ForwardingRetryPolicy implements RetryPolicy {
   private final Supplier<RaftPeerId> knownLeader;
   private final RaftPeerId builtFor;
   private final Action retrySoon;
   private final Action electionPoll;
+  private final ForwardingFailureLog failures;
 
   /**
    * @param knownLeader the leader this node knows of now (itself included), or null
@@ -57,27 +63,33 @@ final class ForwardingRetryPolicy implements RetryPolicy {
       Supplier<RaftPeerId> knownLeader,
       RaftPeerId builtFor,
       TimeDuration retrySoon,
-      TimeDuration electionPoll) {
+      TimeDuration electionPoll,
+      ForwardingFailureLog failures) {
     this.knownLeader = knownLeader;
     this.builtFor = builtFor;
     this.retrySoon = () -> retrySoon;
     this.electionPoll = () -> electionPoll;
+    this.failures = failures;
   }
 
   /**
    * The policy of a forwarding client: the waits above, derived from the lower election timeout
    * (soon: a fiftieth, at least 5 ms; poll: a tenth, at least 20 ms; 10 and 50 ms by default),
-   * attempts until the request timeout.
+   * attempts until the request timeout, failed attempts noted in {@code failures}.
    */
   static RetryPolicy of(
-      ReplicationOptions options, Supplier<RaftPeerId> knownLeader, RaftPeerId builtFor) {
+      ReplicationOptions options,
+      Supplier<RaftPeerId> knownLeader,
+      RaftPeerId builtFor,
+      ForwardingFailureLog failures) {
     long electionMin = options.electionTimeoutMin().toMillis();
     ForwardingRetryPolicy writes =
         new ForwardingRetryPolicy(
             knownLeader,
             builtFor,
             millis(Math.max(5, electionMin / 50)),
-            millis(Math.max(20, electionMin / 10)));
+            millis(Math.max(20, electionMin / 10)),
+            failures);
     return RequestTypeDependentRetryPolicy.newBuilder()
         .setRetryPolicy(RaftClientRequestProto.TypeCase.WRITE, writes)
         .setTimeout(
@@ -87,7 +99,20 @@ final class ForwardingRetryPolicy implements RetryPolicy {
 
   @Override
   public Action handleAttemptFailure(Event event) {
-    if (event.getCause() instanceof LeaderNotReadyException) {
+    Action action = nextAttempt(event.getCause());
+    if (event.getCause() != null) {
+      RaftPeerId tried =
+          event instanceof ClientRetryEvent
+              ? ((ClientRetryEvent) event).getRequest().getServerId()
+              : builtFor;
+      failures.attemptFailed(
+          tried, event.getCause(), action.getSleepTime().toLong(TimeUnit.MILLISECONDS));
+    }
+    return action;
+  }
+
+  private Action nextAttempt(Throwable cause) {
+    if (cause instanceof LeaderNotReadyException) {
       return retrySoon;
     }
     RaftPeerId leader = knownLeader.get();

@@ -136,6 +136,9 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
   /** A follower's way to the leader (see {@link LeaderForwarding}); closed with the replicator. */
   private final LeaderForwarding forwarding;
 
+  /** One line per interval for the forwarding clients' failed attempts (all leaders' clients). */
+  private final ForwardingFailureLog forwardingFailures = new ForwardingFailureLog();
+
   private final ReadBarriers readBarriers;
 
   /**
@@ -1220,7 +1223,8 @@ public final class RatisReplicator implements Replicator, AutoCloseable {
         .setRaftGroup(RaftGroup.valueOf(groupId, raftPeers()))
         .setLeaderId(leader)
         .setProperties(RatisProperties.forwardingClientProperties(options))
-        .setRetryPolicy(ForwardingRetryPolicy.of(options, this::knownLeader, leader))
+        .setRetryPolicy(
+            ForwardingRetryPolicy.of(options, this::knownLeader, leader, forwardingFailures))
         .build();
   }
 

@@ -66,14 +66,41 @@ class LogLineTest {
     system.setProperty("unrelated", "x");
     LogLevels levels = LogLevels.load(system);
 
-    assertThat(levels.thresholdOf("io.netty.channel.Foo")).isEqualTo(Level.WARN);
-    assertThat(levels.thresholdOf("io.netty.handler.ssl.SslHandler")).isEqualTo(Level.DEBUG);
-    assertThat(levels.thresholdOf("org.apache.ratis.server.RaftServer")).isEqualTo(Level.WARN);
-    assertThat(levels.thresholdOf("io.sluice.server.SluiceServer")).isEqualTo(Level.WARN);
-    assertThat(levels.thresholdOf("io.nettyish.Other")).isEqualTo(Level.WARN);
+    assertThat(levels.thresholdOf("io.netty.channel.Foo")).isEqualTo(Level.WARN.toInt());
+    assertThat(levels.thresholdOf("io.netty.handler.ssl.SslHandler"))
+        .isEqualTo(Level.DEBUG.toInt());
+    assertThat(levels.thresholdOf("org.apache.ratis.server.RaftServer"))
+        .isEqualTo(Level.WARN.toInt());
+    assertThat(levels.thresholdOf("io.sluice.server.SluiceServer")).isEqualTo(Level.WARN.toInt());
+    assertThat(levels.thresholdOf("io.nettyish.Other")).isEqualTo(Level.WARN.toInt());
     assertThat(LogLevels.load(new Properties()).thresholdOf("io.sluice.server.X"))
-        .isEqualTo(Level.INFO);
+        .isEqualTo(Level.INFO.toInt());
     assertThat(LogLevels.load(new Properties()).thresholdOf("io.vertx.core.Vertx"))
-        .isEqualTo(Level.WARN);
+        .isEqualTo(Level.WARN.toInt());
+  }
+
+  @Test
+  void offSilencesALoggerEvenAtError() {
+    Properties system = new Properties();
+    system.setProperty("sluice.log.level.com.example.Noisy", " Off ");
+    LogLevels levels = LogLevels.load(system);
+    ServerLogger noisy =
+        new ServerLogger("com.example.Noisy", levels.thresholdOf("com.example.Noisy"), null);
+
+    assertThat(levels.thresholdOf("com.example.Noisy")).isEqualTo(LogLevels.OFF);
+    assertThat(noisy.isErrorEnabled()).isFalse();
+    noisy.error("never written", new IllegalStateException()); // a null output would throw
+    assertThat(levels.thresholdOf("com.example.Quiet")).isEqualTo(Level.INFO.toInt());
+  }
+
+  @Test
+  void ratisClientsPerAttemptStackTracesAreOffByDefault() {
+    // Replaced by the forwarding log's one line per interval (ForwardingFailureLog).
+    LogLevels levels = LogLevels.load(new Properties());
+
+    assertThat(levels.thresholdOf("org.apache.ratis.client.impl.OrderedAsync"))
+        .isEqualTo(LogLevels.OFF);
+    assertThat(levels.thresholdOf("org.apache.ratis.client.impl.RaftClientImpl"))
+        .isEqualTo(Level.WARN.toInt());
   }
 }

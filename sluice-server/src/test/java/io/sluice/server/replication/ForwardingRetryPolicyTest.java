@@ -6,7 +6,11 @@ import java.io.IOException;
 import java.net.ConnectException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.ratis.client.retry.ClientRetryEvent;
 import org.apache.ratis.protocol.ClientId;
@@ -46,13 +50,18 @@ class ForwardingRetryPolicyTest {
   /** The leader this node knows of, as Ratis would report it. */
   private final AtomicReference<RaftPeerId> known = new AtomicReference<>(OLD_LEADER);
 
+  private final AtomicLong nanos = new AtomicLong(123);
+  private final List<String> lines = new ArrayList<>();
+  private final ForwardingFailureLog failures = new ForwardingFailureLog(nanos::get, lines::add);
+
   private final RetryPolicy builtForOldLeader =
-      ForwardingRetryPolicy.of(options, known::get, OLD_LEADER);
+      ForwardingRetryPolicy.of(options, known::get, OLD_LEADER, failures);
 
   @Test
   void triesALeaderThatIsNotReadyYetAgainWithinAFewMilliseconds() {
     known.set(NEW_LEADER);
-    RetryPolicy builtForNewLeader = ForwardingRetryPolicy.of(options, known::get, NEW_LEADER);
+    RetryPolicy builtForNewLeader =
+        ForwardingRetryPolicy.of(options, known::get, NEW_LEADER, failures);
 
     RetryPolicy.Action action =
         builtForNewLeader.handleAttemptFailure(
@@ -111,9 +120,43 @@ class ForwardingRetryPolicyTest {
                 options.requestTimeout().plus(Duration.ofMillis(1)).toMillis()));
 
     assertThat(action.shouldRetry()).isFalse();
+    assertThat(lines).as("a batch that gives up is its caller's error, not a retry").isEmpty();
   }
 
-  private static ClientRetryEvent attempt(RaftPeerId to, IOException failure, long firstAgoMillis) {
+  @Test
+  void aFailoversBurstOfFailedAttemptsWritesOneShortLinePerIntervalWithoutStackTraces() {
+    // What Ratis's client delivers when the leader's socket refuses: the cause four layers deep.
+    Exception refused =
+        new CompletionException(
+            new IOException(
+                new IllegalStateException(
+                    "UNAVAILABLE: io exception", new ConnectException("Connection refused"))));
+    for (int i = 0; i < 40; i++) {
+      builtForOldLeader.handleAttemptFailure(attempt(OLD_LEADER, refused, 0));
+    }
+
+    assertThat(lines)
+        .containsExactly(
+            "an attempt to a failed (ConnectException: Connection refused), next in 50 ms");
+
+    nanos.addAndGet(TimeUnit.SECONDS.toNanos(ForwardingFailureLog.INTERVAL_SECONDS) - 1);
+    builtForOldLeader.handleAttemptFailure(attempt(OLD_LEADER, refused, 0));
+    assertThat(lines).hasSize(1);
+
+    known.set(NEW_LEADER);
+    nanos.incrementAndGet();
+    builtForOldLeader.handleAttemptFailure(
+        attempt(NEW_LEADER, new LeaderNotReadyException(member(NEW_LEADER)), 0));
+    assertThat(lines).hasSize(2);
+    assertThat(lines.get(1))
+        .startsWith("an attempt to b failed (LeaderNotReadyException: b@group-")
+        .endsWith(
+            "is in LEADER state but not ready yet.), next in 10 ms;"
+                + " 40 more attempts failed in the last 10 s")
+        .doesNotContain("\n");
+  }
+
+  private static ClientRetryEvent attempt(RaftPeerId to, Exception failure, long firstAgoMillis) {
     RaftClientRequest request =
         RaftClientRequest.newBuilder()
             .setClientId(ClientId.randomId())

@@ -108,7 +108,8 @@ class LeaderForwardingTest {
         .setRaftGroup(RaftGroup.valueOf(RatisReplicator.groupIdFor("sluice"), raftPeers))
         .setLeaderId(leader)
         .setProperties(RatisProperties.forwardingClientProperties(options))
-        .setRetryPolicy(ForwardingRetryPolicy.of(options, () -> null, leader))
+        .setRetryPolicy(
+            ForwardingRetryPolicy.of(options, () -> null, leader, new ForwardingFailureLog()))
         .build();
   }
 
