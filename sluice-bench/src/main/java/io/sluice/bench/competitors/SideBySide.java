@@ -100,6 +100,16 @@ public final class SideBySide implements Callable<Integer> {
   @Option(names = "--warmup", defaultValue = "5", description = "Warm-up seconds per scenario.")
   int warmup;
 
+  @Option(
+      names = "--settle-max",
+      defaultValue = "120",
+      description =
+          "After the warm-up, up to this many seconds more while the driver's or the server's JIT"
+              + " compiler threads are still busy (default ${DEFAULT-VALUE}; 0: fixed warm-up)."
+              + " The same rule for both servers: the official client's driver, saturated by a"
+              + " fast server, was still compiling its hot paths after 45 s.")
+  int settleMax;
+
   @Option(names = "--server-cpus", defaultValue = "0", description = "taskset list for servers.")
   String serverCpus;
 
@@ -169,8 +179,19 @@ public final class SideBySide implements Callable<Integer> {
     String run = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
     log.printf(
         "side-by-side %s: servers %s, clients %s, workloads %s, %d rounds, %d s + %d s warm-up,"
-            + " servers on CPU %s, drivers on CPU %s, work in %s%n",
-        run, servers, clients, workloads, rounds, duration, warmup, serverCpus, driverCpus, root);
+            + " (up to %d s more until both JIT compilers are quiet), servers on CPU %s, drivers on"
+            + " CPU %s, work in %s%n",
+        run,
+        servers,
+        clients,
+        workloads,
+        rounds,
+        duration,
+        warmup,
+        settleMax,
+        serverCpus,
+        driverCpus,
+        root);
     int failed = 0;
     for (int round = 1; round <= rounds; round++) {
       List<ServerUnderTest> thisRound = new ArrayList<>(order);
@@ -284,6 +305,8 @@ public final class SideBySide implements Callable<Integer> {
                 Integer.toString(duration),
                 "--warmup",
                 Integer.toString(warmup),
+                "--settle-max",
+                Integer.toString(settleMax),
                 "--out",
                 lines.toString()));
     command.addAll(workloadArgs(workload));
@@ -338,7 +361,8 @@ public final class SideBySide implements Callable<Integer> {
           StandardOpenOption.CREATE,
           StandardOpenOption.APPEND);
       log.printf(
-          "  %s %s: %s ops/s, %s per server-CPU-s, p50 %s ms, p99 %s ms, errors %s, RSS %s MB%n",
+          "  %s %s: %s ops/s, %s per server-CPU-s, p50 %s ms, p99 %s ms, errors %s, RSS %s MB,"
+              + " warm-up %s s (JIT settled: %s)%n",
           result.path("scenario").asText(),
           result.path("load").asText(),
           result.path("opsPerSec").asText(),
@@ -348,7 +372,9 @@ public final class SideBySide implements Callable<Integer> {
           result.path("p50Ms").asText(),
           result.path("p99Ms").asText(),
           result.path("errors").asText(),
-          result.path("serverRssMb").asText());
+          result.path("serverRssMb").asText(),
+          result.path("warmupSec").asText(),
+          result.path("jitSettled").asText());
     }
     return exit == 0;
   }

@@ -131,6 +131,16 @@ public final class LoadDriver implements Runnable {
     double warmupSeconds;
 
     @Option(
+        names = "--settle-max",
+        defaultValue = "0",
+        description =
+            "After the warm-up, wait in 5 s steps while the driver's or the server's JIT compiler"
+                + " threads still use more than 3%% of a core, at most this many seconds more"
+                + " (default ${DEFAULT-VALUE}: do not wait). Results say how long the warm-up ran"
+                + " (warmupSec) and whether the compilers had settled (jitSettled).")
+    double settleMaxSeconds;
+
+    @Option(
         names = "--concurrency",
         defaultValue = "64",
         description = "Closed loop: requests in flight (official client: caller threads).")
@@ -299,7 +309,9 @@ public final class LoadDriver implements Runnable {
           hostPort[0],
           httpPort,
           grpcPort != null ? grpcPort : httpPort + 1000,
-          seconds(s ? 0.5 : warmupSeconds),
+          s
+              ? Warmup.fixed(seconds(0.5))
+              : new Warmup(seconds(warmupSeconds), seconds(settleMaxSeconds)),
           seconds(s ? Math.min(2, durationSeconds) : durationSeconds),
           s ? Math.min(concurrency, 8) : concurrency,
           s ? Math.min(connections, 2) : connections,

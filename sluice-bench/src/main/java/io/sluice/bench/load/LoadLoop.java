@@ -20,8 +20,9 @@ import java.util.concurrent.locks.LockSupport;
  *       that bound is hit the pacer waits, and the wait still counts in the latencies.
  * </ul>
  *
- * Each run warms up, then measures for {@code duration} between {@link Measurement#begin} and
- * {@link Measurement#end}, then stops issuing and waits briefly for what is in flight.
+ * Each run warms up (see {@link Warmup}), then measures for {@code duration} between {@link
+ * Measurement#begin} and {@link Measurement#end}, then stops issuing and waits briefly for what is
+ * in flight.
  */
 final class LoadLoop {
   /** Starts operation {@code seq}; the future completes when it succeeded or failed. */
@@ -67,7 +68,7 @@ final class LoadLoop {
       Operation operation,
       LatencyStats stats,
       Measurement measurement,
-      Duration warmup,
+      Warmup warmup,
       Duration duration,
       Failures failures)
       throws InterruptedException {
@@ -83,7 +84,7 @@ final class LoadLoop {
       pacer.setDaemon(true);
       pacer.start();
     }
-    Thread.sleep(warmup.toMillis());
+    measurement.warmUp(warmup);
     measurement.begin();
     Thread.sleep(duration.toMillis());
     Measurement.Window window = measurement.end();

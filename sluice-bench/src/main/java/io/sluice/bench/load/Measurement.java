@@ -3,12 +3,14 @@ package io.sluice.bench.load;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 /**
- * The measurement window of one scenario: at {@link #begin} it clears the recorded latencies and
- * reads the server's and the driver's CPU time (and their compiler threads' part of it); at {@link
- * #end} it reads them again, with the server's RSS and thread count, and keeps what was recorded in
- * between.
+ * The warm-up and the measurement window of one scenario: {@link #warmUp} waits out the warm-up
+ * (and, if asked, the JVMs' compilers, see {@link Warmup}); at {@link #begin} it clears the
+ * recorded latencies and reads the server's and the driver's CPU time (and their compiler threads'
+ * part of it); at {@link #end} it reads them again, with the server's RSS and thread count, and
+ * keeps what was recorded in between.
  */
 final class Measurement {
   private final ProcessProbe server;
@@ -18,6 +20,10 @@ final class Measurement {
   private ProcessProbe.Sample driverBefore;
   private final List<Runnable> onBegin = new ArrayList<>();
   private long startNanos;
+  private double warmupSeconds = Double.NaN;
+
+  /** Whether both JVMs' compilers were quiet when the window opened; null when not checked. */
+  private Boolean jitSettled;
 
   /**
    * @param server the server's process, or null when its PID was not given
@@ -32,6 +38,44 @@ final class Measurement {
   Measurement onBegin(Runnable action) {
     onBegin.add(action);
     return this;
+  }
+
+  /**
+   * Waits {@code warmup.minimum()}; then, unless its settle bound is zero, looks at the driver's
+   * and the server's compiler threads over {@link Warmup#STEP} (the minimum's last step first) and
+   * waits a step more while either is busy, up to the bound.
+   */
+  void warmUp(Warmup warmup) throws InterruptedException {
+    long started = System.nanoTime();
+    if (warmup.settleMax().isZero()) {
+      Thread.sleep(warmup.minimum().toMillis());
+      warmupSeconds = (System.nanoTime() - started) / 1e9;
+      return;
+    }
+    long step = Warmup.STEP.toNanos();
+    long deadline = started + warmup.minimum().toNanos() + warmup.settleMax().toNanos();
+    TimeUnit.NANOSECONDS.sleep(Math.max(0, warmup.minimum().toNanos() - step));
+    ProcessProbe.Sample serverAt = server == null ? null : server.sample();
+    ProcessProbe.Sample driverAt = driver.sample();
+    long at = System.nanoTime();
+    while (true) {
+      TimeUnit.NANOSECONDS.sleep(step);
+      ProcessProbe.Sample serverNow = server == null ? null : server.sample();
+      ProcessProbe.Sample driverNow = driver.sample();
+      long now = System.nanoTime();
+      double seconds = (now - at) / 1e9;
+      boolean quiet =
+          Warmup.quiet(driverNow.jitSecondsSince(driverAt), seconds)
+              && (serverNow == null || Warmup.quiet(serverNow.jitSecondsSince(serverAt), seconds));
+      if (quiet || now + step > deadline) {
+        jitSettled = quiet;
+        break;
+      }
+      serverAt = serverNow;
+      driverAt = driverNow;
+      at = now;
+    }
+    warmupSeconds = (System.nanoTime() - started) / 1e9;
   }
 
   void begin() {
@@ -56,7 +100,9 @@ final class Measurement {
         serverAfter == null ? -1 : serverAfter.rssBytes(),
         serverAfter == null ? -1 : serverAfter.threads(),
         driverAfter.cpuSecondsSince(driverBefore),
-        driverAfter.jitSecondsSince(driverBefore));
+        driverAfter.jitSecondsSince(driverBefore),
+        warmupSeconds,
+        jitSettled);
   }
 
   /**
@@ -72,7 +118,9 @@ final class Measurement {
       long serverRssBytes,
       int serverThreads,
       double driverCpuSeconds,
-      double driverJitSeconds) {
+      double driverJitSeconds,
+      double warmupSeconds,
+      Boolean jitSettled) {
     LatencyStats.Snapshot main() {
       return new ArrayList<>(stats.values()).get(0);
     }

@@ -47,6 +47,10 @@ final class ScenarioResult {
     r.put("serverThreads", w.serverThreads() < 0 ? null : w.serverThreads());
     r.put("driverCpuSec", round(w.driverCpuSeconds(), 3));
     r.put("driverJitCpuSec", round(w.driverJitSeconds(), 3));
+    // How long the warm-up ran, and whether both JVMs had stopped compiling by then (null: not
+    // checked): a window opened on a JVM still compiling measures its JIT more than its work.
+    r.put("warmupSec", round(w.warmupSeconds(), 1));
+    r.put("jitSettled", w.jitSettled());
     List<String> names = w.names();
     for (int i = 1; i < names.size(); i++) {
       String name = names.get(i);

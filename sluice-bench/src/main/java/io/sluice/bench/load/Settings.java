@@ -16,7 +16,7 @@ record Settings(
     String host,
     int httpPort,
     int grpcPort,
-    Duration warmup,
+    Warmup warmup,
     Duration duration,
     int concurrency,
     int connections,

@@ -46,7 +46,7 @@ class LoadLoopTest {
             operation,
             stats,
             new Measurement(null, Map.of("ops", stats)),
-            Duration.ofMillis(50),
+            Warmup.fixed(Duration.ofMillis(50)),
             Duration.ofMillis(200),
             failures);
 
@@ -70,7 +70,7 @@ class LoadLoopTest {
             failing,
             stats,
             new Measurement(null, Map.of("ops", stats)),
-            Duration.ZERO,
+            Warmup.fixed(Duration.ZERO),
             Duration.ofMillis(300),
             failures);
 
