@@ -16,7 +16,8 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 /**
  * An immutable snapshot of a service's instances, with the {@code serviceInfo} JSON that clients
  * receive computed once per filter, as UTF-8 bytes, and shared by every query and push of this
- * snapshot: a query copies them into its response and does nothing else per instance.
+ * snapshot: a query copies them into its response, or sends the kept rendering's direct copy
+ * ({@link ServiceInfoJson}), and does nothing else per instance.
  *
  * <p>Selection follows Nacos: filter by the requested clusters and by {@code enabled}; optionally
  * keep healthy instances only; when the healthy share is at or below the protect threshold, return
@@ -34,10 +35,10 @@ public final class ServiceView {
   private final long lastRefTime;
 
   /** Renderings for the usual empty cluster filter, by {@link #slot}: no key is built per query. */
-  private final AtomicReferenceArray<byte[]> unfiltered = new AtomicReferenceArray<>(4);
+  private final AtomicReferenceArray<ServiceInfoJson> unfiltered = new AtomicReferenceArray<>(4);
 
   /** Renderings for a non-empty cluster filter, keyed by the filter and the two flags. */
-  private final Map<String, byte[]> jsonByFilter = new ConcurrentHashMap<>();
+  private final Map<String, ServiceInfoJson> jsonByFilter = new ConcurrentHashMap<>();
 
   /**
    * Set by every rendering request, cleared by {@link #forgetRenderingsIfIdle}. A racy flag is
@@ -79,23 +80,34 @@ public final class ServiceView {
    * @param groupedName true for the v1 HTTP shape ({@code "name":"group@@service"})
    */
   public byte[] serviceInfoUtf8(String clusters, boolean healthyOnly, boolean groupedName) {
+    return serviceInfo(clusters, healthyOnly, groupedName).utf8();
+  }
+
+  /**
+   * {@link #serviceInfoUtf8} with, for a rendering this view keeps, its direct copy for a transport
+   * that sends it without copying.
+   */
+  public ServiceInfoJson serviceInfo(String clusters, boolean healthyOnly, boolean groupedName) {
     used = true;
     if (clusters == null || clusters.isEmpty()) {
       int slot = slot(healthyOnly, groupedName);
-      byte[] json = unfiltered.get(slot);
+      ServiceInfoJson json = unfiltered.get(slot);
       if (json == null) {
-        json = render("", healthyOnly, groupedName);
+        json = new ServiceInfoJson(render("", healthyOnly, groupedName), true);
         unfiltered.set(slot, json);
       }
       return json;
     }
     String cacheKey = (healthyOnly ? "h" : "a") + (groupedName ? "g" : "u") + clusters;
-    byte[] json = jsonByFilter.get(cacheKey);
+    ServiceInfoJson json = jsonByFilter.get(cacheKey);
     if (json == null) {
-      json = render(clusters, healthyOnly, groupedName);
+      byte[] rendered = render(clusters, healthyOnly, groupedName);
       // Bounded: a client choosing random cluster filters must not grow this without limit.
       if (jsonByFilter.size() < 64) {
+        json = new ServiceInfoJson(rendered, true);
         jsonByFilter.put(cacheKey, json);
+      } else {
+        json = new ServiceInfoJson(rendered, false);
       }
     }
     return json;

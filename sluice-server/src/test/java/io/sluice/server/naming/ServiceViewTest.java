@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.sluice.server.testing.ManualClock;
+import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -58,5 +61,43 @@ class ServiceViewTest {
     byte[] again = view.serviceInfoUtf8("", false, false);
     assertThat(again).isNotSameAs(first).isEqualTo(first);
     assertThat(view.serviceInfoUtf8("A", false, false)).isNotSameAs(filtered).isEqualTo(filtered);
+  }
+
+  @Test
+  void keepsADirectCopyOnlyOfTheLargeRenderingsItCachesAndDropsItWithThem() {
+    for (int i = 1; i <= 8; i++) {
+      register("10.0.0." + i, "A");
+    }
+    ServiceView view = registry.viewOrEmpty(service);
+    ServiceInfoJson all = view.serviceInfo("", false, false);
+    assertThat(all.utf8().length).isGreaterThanOrEqualTo(ServiceInfoJson.MIN_SHARED_BYTES);
+
+    ByteBuf direct = all.asLastMember();
+    assertThat(direct.isDirect()).isTrue();
+    assertThat(ByteBufUtil.getBytes(direct))
+        .isEqualTo(
+            (new String(all.utf8(), StandardCharsets.UTF_8) + "}")
+                .getBytes(StandardCharsets.UTF_8));
+    assertThat(view.serviceInfo("", false, false).asLastMember()).isSameAs(direct);
+    direct.release(); // nobody may free what others still send: releasing does nothing
+    assertThat(direct.refCnt()).isPositive();
+    assertThat(direct.getByte(0)).isEqualTo((byte) '{');
+
+    // Past its bound of 64 cluster filters the view renders without keeping: no direct copy.
+    for (int i = 0; i < 64; i++) {
+      assertThat(view.serviceInfo("A,f" + i, false, false).asLastMember()).isNotNull();
+    }
+    assertThat(view.serviceInfo("A,more", false, false).asLastMember()).isNull();
+    // A small rendering is cheaper to copy than to refer to.
+    assertThat(
+            registry
+                .viewOrEmpty(ServiceKey.of("public", "G", "none"))
+                .serviceInfo("", false, false)
+                .asLastMember())
+        .isNull();
+
+    view.forgetRenderingsIfIdle();
+    view.forgetRenderingsIfIdle();
+    assertThat(view.serviceInfo("", false, false).asLastMember()).isNotSameAs(direct);
   }
 }

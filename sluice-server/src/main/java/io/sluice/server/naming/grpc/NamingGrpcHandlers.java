@@ -174,7 +174,7 @@ public final class NamingGrpcHandlers implements ConnectionListener {
     try {
       ServiceKey service = serviceOf(request.namespace, request.groupName, request.serviceName);
       response.serviceInfo =
-          naming.viewOrEmpty(service).serviceInfoUtf8(request.cluster, request.healthyOnly, false);
+          naming.viewOrEmpty(service).serviceInfo(request.cluster, request.healthyOnly, false);
       return done(response);
     } catch (NamingException e) {
       return done(GrpcFailures.fail(response, e));
@@ -220,7 +220,7 @@ public final class NamingGrpcHandlers implements ConnectionListener {
         naming.unsubscribe(service, removed);
       }
     }
-    response.serviceInfo = naming.viewOrEmpty(service).serviceInfoUtf8(clusters, false, false);
+    response.serviceInfo = naming.viewOrEmpty(service).serviceInfo(clusters, false, false);
     return done(response);
   }
 

@@ -2,6 +2,7 @@ package io.sluice.server.naming.grpc;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import io.netty.buffer.ByteBuf;
+import io.sluice.server.naming.ServiceInfoJson;
 import io.sluice.server.protocol.grpc.NacosRequest;
 import io.sluice.server.protocol.grpc.NacosResponse;
 import io.sluice.server.protocol.grpc.RequestResource;
@@ -131,31 +132,41 @@ public final class NamingMessages {
   public static final class SubscribeServiceResponse extends WithServiceInfo {}
 
   /**
-   * A response carrying a service's instance list: when it succeeds, its JSON is the service view's
-   * cached {@code serviceInfo} bytes between two constant pieces, so answering a query copies the
-   * list once and encodes nothing per instance.
+   * A response carrying a service's instance list: when it succeeds, its JSON is a constant piece
+   * and then the service view's cached {@code serviceInfo} as its last member, so answering a query
+   * copies the list once (grpc-java), or not at all where the view keeps it in direct memory
+   * (netty-h2), and encodes nothing per instance.
    */
   abstract static class WithServiceInfo extends NacosResponse {
-    private static final byte[] SERVICE_INFO_FIELD =
-        "\"serviceInfo\":".getBytes(StandardCharsets.US_ASCII);
+    /** The success fields, then the list's name: everything between the request id and the list. */
+    private static final byte[] BEFORE_SERVICE_INFO =
+        "\"resultCode\":200,\"errorCode\":0,\"success\":true,\"serviceInfo\":"
+            .getBytes(StandardCharsets.US_ASCII);
 
-    /** UTF-8 JSON shared with the service view: never written to. */
-    @JsonIgnore byte[] serviceInfo;
+    /** The service view's rendering, shared with it: never written to. */
+    @JsonIgnore ServiceInfoJson serviceInfo;
 
     @Override
     protected int encodedLengthAfterRequestId() {
       if (resultCode != SUCCESS || message != null || serviceInfo == null) {
         return -1;
       }
-      return SERVICE_INFO_FIELD.length + serviceInfo.length + 1 + SUCCESS_FIELDS.length;
+      return BEFORE_SERVICE_INFO.length + serviceInfo.utf8().length + 1;
     }
 
     @Override
     protected void writeAfterRequestId(ByteBuf into) {
-      into.writeBytes(SERVICE_INFO_FIELD)
-          .writeBytes(serviceInfo)
-          .writeByte(',')
-          .writeBytes(SUCCESS_FIELDS);
+      into.writeBytes(BEFORE_SERVICE_INFO).writeBytes(serviceInfo.utf8()).writeByte('}');
+    }
+
+    @Override
+    protected ByteBuf sharedTail() {
+      return serviceInfo.asLastMember();
+    }
+
+    @Override
+    protected void writeBeforeSharedTail(ByteBuf head) {
+      head.writeBytes(BEFORE_SERVICE_INFO);
     }
   }
 

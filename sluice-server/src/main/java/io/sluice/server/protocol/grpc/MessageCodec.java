@@ -128,10 +128,13 @@ public final class MessageCodec {
   }
 
   /**
-   * {@code message} as one uncompressed gRPC message, in one buffer from {@code alloc}: the 5-byte
-   * prefix, then exactly the bytes of {@code PayloadCodec.encode(encode(message))}. A pre-encoded
-   * response is written from its cached bytes straight into the buffer, with no body array or
-   * payload of its own (the netty-h2 transport's answers). The caller owns the buffer.
+   * {@code message} as one uncompressed gRPC message: the 5-byte prefix, then exactly the bytes of
+   * {@code PayloadCodec.encode(encode(message))}. A pre-encoded response is written from its cached
+   * bytes straight into a buffer from {@code alloc}, with no body array or payload of its own (the
+   * netty-h2 transport's answers); one with a {@linkplain NacosResponse#sharedTail shared tail} is
+   * a composite of a small head from {@code alloc} and that tail, so the cached bytes are not
+   * copied at all. The caller owns the message and releases it; releasing never frees a shared
+   * tail.
    */
   public ByteBuf encodeGrpcMessage(Object message, ByteBufAllocator alloc) {
     if (message instanceof NacosResponse response) {
@@ -140,12 +143,18 @@ public final class MessageCodec {
         byte[] type = typeName(message.getClass());
         int bodyLength = requestIdFieldLength(response.requestId) + after;
         int length = PayloadCodec.headLength(type, bodyLength) + bodyLength;
-        ByteBuf out = alloc.buffer(PayloadCodec.GRPC_PREFIX_BYTES + length);
+        ByteBuf tail = response.sharedTail();
+        int tailLength = tail == null ? 0 : tail.readableBytes();
+        ByteBuf out = alloc.buffer(PayloadCodec.GRPC_PREFIX_BYTES + length - tailLength);
         try {
           out.writeByte(0).writeInt(length);
           PayloadCodec.writeHead(out, type, bodyLength);
-          writeSplicedBody(response, bodyLength, out);
-          return out;
+          if (tail == null) {
+            writeSplicedBody(response, bodyLength, out);
+            return out;
+          }
+          writeSplicedHead(response, bodyLength - tailLength, out);
+          return alloc.compositeBuffer(2).addComponents(true, out, tail);
         } catch (RuntimeException e) {
           out.release();
           throw e;
@@ -171,7 +180,20 @@ public final class MessageCodec {
    */
   private static void writeSplicedBody(NacosResponse response, int bodyLength, ByteBuf out) {
     int start = out.writerIndex();
-    String id = response.requestId;
+    writeRequestIdField(response.requestId, out);
+    response.writeAfterRequestId(out);
+    checkWritten(response, out.writerIndex() - start, bodyLength);
+  }
+
+  /** As {@link #writeSplicedBody}, up to the response's shared tail: {@code headLength} bytes. */
+  private static void writeSplicedHead(NacosResponse response, int headLength, ByteBuf out) {
+    int start = out.writerIndex();
+    writeRequestIdField(response.requestId, out);
+    response.writeBeforeSharedTail(out);
+    checkWritten(response, out.writerIndex() - start, headLength);
+  }
+
+  private static void writeRequestIdField(String id, ByteBuf out) {
     if (id == null) {
       out.writeByte('{');
     } else {
@@ -183,11 +205,12 @@ public final class MessageCodec {
       }
       out.writeByte('"').writeByte(',');
     }
-    response.writeAfterRequestId(out);
-    int written = out.writerIndex() - start;
-    if (written != bodyLength) {
+  }
+
+  private static void checkWritten(NacosResponse response, int written, int promised) {
+    if (written != promised) {
       throw new IllegalStateException(
-          response.getClass().getSimpleName() + " wrote " + written + " bytes, not " + bodyLength);
+          response.getClass().getSimpleName() + " wrote " + written + " bytes, not " + promised);
     }
   }
 

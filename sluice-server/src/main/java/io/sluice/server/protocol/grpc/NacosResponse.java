@@ -48,6 +48,26 @@ public abstract class NacosResponse {
     throw new UnsupportedOperationException(getClass().getSimpleName() + " is not pre-encoded");
   }
 
+  /**
+   * For a pre-encoded response whose JSON ends with a large cached piece: that piece, which the
+   * netty-h2 transport sends from the cache's own memory beside a small head instead of copying it;
+   * or null (the default) to have {@link #writeAfterRequestId} copy everything. Called only after
+   * {@link #encodedLengthAfterRequestId} returned a length. The buffer's readable bytes are the
+   * last ones {@link #writeAfterRequestId} writes; it must be direct, unreleasable and never
+   * written to, its memory alive as long as anything refers to it (see {@code ServiceInfoJson}).
+   */
+  protected ByteBuf sharedTail() {
+    return null;
+  }
+
+  /**
+   * With {@link #sharedTail} non-null: writes into {@code head} what {@link #writeAfterRequestId}
+   * writes before that piece, exactly.
+   */
+  protected void writeBeforeSharedTail(ByteBuf head) {
+    throw new UnsupportedOperationException(getClass().getSimpleName() + " shares no tail");
+  }
+
   /** Marks this response failed with a Nacos error code; returns it for chaining. */
   @SuppressWarnings("unchecked")
   public <T extends NacosResponse> T fail(int errorCode, String message) {
