@@ -7,6 +7,7 @@ import io.sluice.server.protocol.grpc.NacosRequest;
 import io.sluice.server.protocol.grpc.NacosResponse;
 import io.sluice.server.protocol.grpc.RequestResource;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
@@ -138,10 +139,19 @@ public final class NamingMessages {
    * (netty-h2), and encodes nothing per instance.
    */
   abstract static class WithServiceInfo extends NacosResponse {
-    /** The success fields, then the list's name: everything between the request id and the list. */
-    private static final byte[] BEFORE_SERVICE_INFO =
-        "\"resultCode\":200,\"errorCode\":0,\"success\":true,\"serviceInfo\":"
-            .getBytes(StandardCharsets.US_ASCII);
+    /**
+     * The success fields (without their closing brace), then the list's name: everything between
+     * the request id and the list.
+     */
+    private static final byte[] BEFORE_SERVICE_INFO = beforeServiceInfo();
+
+    private static byte[] beforeServiceInfo() {
+      byte[] name = ",\"serviceInfo\":".getBytes(StandardCharsets.US_ASCII);
+      int fields = SUCCESS_FIELDS.length - 1; // without the '}' that closes the response
+      byte[] all = Arrays.copyOf(SUCCESS_FIELDS, fields + name.length);
+      System.arraycopy(name, 0, all, fields, name.length);
+      return all;
+    }
 
     /** The service view's rendering, shared with it: never written to. */
     @JsonIgnore ServiceInfoJson serviceInfo;
