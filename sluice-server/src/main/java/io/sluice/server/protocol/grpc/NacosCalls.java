@@ -92,7 +92,9 @@ final class NacosCalls {
       return;
     }
     Connection connection = registry.get(connectionId);
-    if (connection == null) {
+    // A connection being closed is unregistered for its client: it may already have seen its
+    // stream end, while the registry forgets the connection only after the stream is closed.
+    if (connection == null || connection.isClosed()) {
       reply.answer(ErrorResponse.of(ErrorCodes.UN_REGISTER, "Connection is unregistered."));
       return;
     }
