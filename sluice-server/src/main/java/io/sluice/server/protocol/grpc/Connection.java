@@ -256,8 +256,10 @@ public final class Connection {
   }
 
   /**
-   * Ends the stream, which makes the client reconnect; pending pushes fail. Idempotent. Later unary
-   * calls on the same transport are answered with "unregistered" by the registry.
+   * Ends the stream, which makes the client reconnect; pending pushes fail. Idempotent. The closed
+   * flag is set before the stream ends and the registry forgets the connection only after, so a
+   * client that saw its stream end finds the connection closed: {@link NacosCalls} answers its
+   * later unary calls on the same transport with "unregistered".
    */
   public void close(String reason) {
     if (!closed.compareAndSet(false, true)) {
