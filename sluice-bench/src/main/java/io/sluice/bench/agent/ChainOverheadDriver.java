@@ -57,7 +57,7 @@ import java.util.stream.Collectors;
  * one copy's stall delays none of the other's, and a copy more than {@code --give-up-behind}
  * seconds behind in a measured window is given up for the rest of it (its backlog dropped); in the
  * warm-up and settle a copy that cannot keep up yet is kept at that many outstanding until the step
- * ends instead, so a cold chain warms for the whole warm-up. {@code --aa true} starts the second
+ * ends instead, so a cold chain warms for the whole warm-up. {@code --aa true} starts the agent's
  * copy without the agent as well: every difference it prints is the method's own floor.
  *
  * <p><b>Memory.</b> Every application gets the same fixed, pre-touched heap ({@code -Xms256m
@@ -86,12 +86,23 @@ import java.util.stream.Collectors;
  * A A B), and reads the added CPU per request and p50 per hop as the median of the cycles'
  * differences with an order-statistic interval ({@link InterleavedWindows}): a linear drift cancels
  * within each cycle, and many cycles resolve what two 60 s windows minutes apart cannot. With
- * {@code --aa true} its estimates show the method's floor, a copy-to-copy difference included:
+ * {@code --aa true} its estimates show the method's floor, a copy-to-copy difference included. When
+ * the copies are driven one at a time, their warm-ups are interleaved too, step by step ({@link
+ * #warmUpOrder}), the last step ending with the copy the first window drives.
+ *
+ * <p>{@code --agent-copy first|second} (default {@code second}) says which copy runs the agent: the
+ * first is A of A B B A, the first driven in an alternating run, the first submitted for start
+ * ({@link #agentCopy}). Every figure is still the agent's copy minus the other; the header and each
+ * summary say which copy had it. Whatever sticks to a position (the first copy's start a moment
+ * ahead, its windows' places in the cycles) then lands on the agent in one run and on the other
+ * copy in the next: the mean of two runs, one each way, cancels a fixed first-to-second offset, and
+ * half their difference estimates it:
  *
  * <pre>
  * java -XX:+UseSerialGC -Xmx1g -cp sluice-bench/target/benchmarks.jar \
  *   io.sluice.bench.agent.ChainOverheadDriver --path /a/dubboTest --rates 250 --mode interleaved \
- *   --warmup 180 --cycles 12 --window 10 --window-settle 3
+ *   --warmup 180 --cycles 12 --window 10 --window-settle 3 --agent-copy second
+ * java ... (the same) --agent-copy first
  * </pre>
  *
  * <p>{@code --spring 3.2|3.5|4.0} picks the Spring generation (default 3.5); {@code --app-cpus 1}
@@ -122,6 +133,79 @@ public final class ChainOverheadDriver {
       }
     }
     return split;
+  }
+
+  /**
+   * Which copy runs the agent ({@code --agent-copy first|second}, default second): {@link
+   * InterleavedWindows#FIRST} or {@link InterleavedWindows#SECOND}. The first copy is A of A B B A
+   * (the first measured window of an interleaved run, the last of the warm-up: {@link
+   * #warmUpOrder}), the first driven in an alternating run's first round, and the first submitted
+   * for start (both start at once), published to, and read. Two runs, one each way, put the agent
+   * on either side of whatever sticks to a copy's position, so the mean of their two estimates
+   * cancels a fixed first-to-second offset; their difference is twice that offset plus noise.
+   */
+  static int agentCopy(Map<String, String> options) {
+    String copy = options.getOrDefault("agent-copy", "second");
+    return switch (copy) {
+      case "first" -> InterleavedWindows.FIRST;
+      case "second" -> InterleavedWindows.SECOND;
+      default ->
+          throw new IllegalArgumentException("--agent-copy takes first or second, not " + copy);
+    };
+  }
+
+  /** Which copy had the agent, in words for the header and the summaries. */
+  static String agentOnWhichCopy(int agentCopy, boolean aa) {
+    return String.format(
+        Locale.ROOT,
+        "%s the %s copy (--agent-copy %s; the first copy drives the first window)",
+        aa ? "the \"agent\" copy (plain in this A/A run) is" : "the agent on",
+        copyName(agentCopy),
+        copyName(agentCopy));
+  }
+
+  /** "first" or "second", as {@code --agent-copy} takes it. */
+  static String copyName(int copy) {
+    return copy == InterleavedWindows.FIRST ? "first" : "second";
+  }
+
+  /** The copies in their order (first, second), the agent's at {@code agentCopy}. */
+  static <T> List<T> inCopyOrder(T none, T agent, int agentCopy) {
+    return agentCopy == InterleavedWindows.SECOND ? List.of(none, agent) : List.of(agent, none);
+  }
+
+  /**
+   * {@code order} (which copy each window drives, by position) by role: {@link
+   * InterleavedWindows#SECOND} where the window drives the agent's copy, {@link
+   * InterleavedWindows#FIRST} where it drives the other, so differences read "agent minus none"
+   * whichever position the agent's copy had.
+   */
+  static int[] byRole(int[] order, int agentCopy) {
+    int[] roles = new int[order.length];
+    for (int w = 0; w < order.length; w++) {
+      roles[w] = order[w] == agentCopy ? InterleavedWindows.SECOND : InterleavedWindows.FIRST;
+    }
+    return roles;
+  }
+
+  /** The warm-up's rate steps, as shares of the top rate: ¼, ½, then all of it. */
+  static final List<Double> WARM_UP_SHARES = List.of(0.25, 0.5, 1.0);
+
+  /**
+   * When the copies are driven one at a time (alternating, interleaved), the order of the copies
+   * ({@link InterleavedWindows#FIRST}, {@link InterleavedWindows#SECOND}) in warm-up step {@code
+   * step}: both in every step, second then first, then first then second, and so on, the last step
+   * ending with the first copy, which the first measured window drives. Warming one copy through
+   * all its steps and then the other left the first idle for the whole of the second's warm-up (180
+   * s in the reference command) and compiling its hot paths minutes earlier, on a machine in
+   * another state, than the second; the alternation keeps the copies' warm-ups interleaved, ends
+   * each copy's within a step of the first window, and gives each the same seconds at every rate.
+   */
+  static int[] warmUpOrder(int step, int steps) {
+    boolean secondFirst = (steps - 1 - step) % 2 == 0;
+    return secondFirst
+        ? new int[] {InterleavedWindows.SECOND, InterleavedWindows.FIRST}
+        : new int[] {InterleavedWindows.FIRST, InterleavedWindows.SECOND};
   }
 
   /** The confidence of the interleaved mode's intervals. */
@@ -380,6 +464,7 @@ public final class ChainOverheadDriver {
     // A/A: the copy labelled "agent" runs without the agent too, so every difference printed is
     // what the method cannot tell apart from nothing.
     boolean aa = Boolean.parseBoolean(options.getOrDefault("aa", "false"));
+    int agentPosition = agentCopy(options);
     Path javaHome = Path.of(options.getOrDefault("java-home", System.getProperty("java.home")));
     List<String> jvmOptions =
         List.of(options.getOrDefault("jvm-options", DEFAULT_JVM_OPTIONS).split(" "));
@@ -397,7 +482,7 @@ public final class ChainOverheadDriver {
         "chain overhead: %s, GET %s, %s, rates %s req/s, warm-up %d s, settle %d s, measured %d s,"
             + " %d rounds, at most %d requests in flight per copy, a copy more than %d s behind given"
             + " up for the rest of that run, apps on CPUs %s, driver on CPUs"
-            + " %s, %d cores, JVM %s %s, application arguments %s, load %s, work %s%s%n",
+            + " %s, %d cores, JVM %s %s, application arguments %s, load %s, work %s, %s%s%n",
         generation,
         path,
         interleaved
@@ -424,6 +509,7 @@ public final class ChainOverheadDriver {
         appArguments,
         loadAverage(),
         work,
+        agentOnWhichCopy(agentPosition, aa),
         aa
             ? "; A/A: NEITHER copy runs the agent (the \"agent\" columns are a second plain copy)"
             : "");
@@ -433,83 +519,57 @@ public final class ChainOverheadDriver {
     DemoChain none = null;
     DemoChain agent = null;
     try {
-      Future<DemoChain> startingNone =
-          pool.submit(
-              () ->
-                  chain(
-                      generation,
-                      examples,
-                      null,
-                      javaHome,
-                      jvmOptions,
-                      appArguments,
-                      prefix,
-                      work.resolve("none")));
-      Future<DemoChain> startingAgent =
-          pool.submit(
-              () ->
-                  chain(
-                      generation,
-                      examples,
-                      aa ? null : agentJar,
-                      javaHome,
-                      jvmOptions,
-                      appArguments,
-                      prefix,
-                      work.resolve("agent")));
-      none = startingNone.get();
-      agent = startingAgent.get();
-      for (DemoChain chain : List.of(none, agent)) {
+      // Submitted in the copies' order; both start at once.
+      Map<String, Future<DemoChain>> starting = new LinkedHashMap<>();
+      for (String role : inCopyOrder("none", "agent", agentPosition)) {
+        Path jar = role.equals("agent") && !aa ? agentJar : null;
+        starting.put(
+            role,
+            pool.submit(
+                () ->
+                    chain(
+                        generation,
+                        examples,
+                        jar,
+                        javaHome,
+                        jvmOptions,
+                        appArguments,
+                        prefix,
+                        work.resolve(role))));
+      }
+      none = starting.get("none").get();
+      agent = starting.get("agent").get();
+      for (DemoChain chain : inCopyOrder(none, agent, agentPosition)) {
         publishDocuments(chain);
       }
       Thread.sleep(2_000); // the agent's watcher applies a change within a second
+      Map<String, String> grayShares = new LinkedHashMap<>();
+      for (String role : inCopyOrder("none", "agent", agentPosition)) {
+        grayShares.put(role, grayShare(role.equals("none") ? none : agent, path));
+      }
       System.out.printf(
           Locale.ROOT,
           "gray share of b's calls, 400 requests: none %s, agent %s%n",
-          grayShare(none, path),
-          grayShare(agent, path));
+          grayShares.get("none"),
+          grayShares.get("agent"));
 
       Copy noneCopy = new Copy("none", none, client(), path);
       Copy agentCopy = new Copy("agent", agent, client(), path);
-      List<Copy> both = List.of(noneCopy, agentCopy);
+      // The copies in their order: index InterleavedWindows.FIRST, then SECOND.
+      List<Copy> both = inCopyOrder(noneCopy, agentCopy, agentPosition);
       Map<ChainInstance, JvmMemory> memoryAtStart = memory(both, javaHome, work);
       double top = rates.stream().mapToDouble(Double::doubleValue).max().orElseThrow();
       // Ten JVMs compiling their hot paths at once can take both cores for a while: ramp up.
       System.out.printf(Locale.ROOT, "warming up to %.0f req/s over %d s…%n", top, warmup);
-      for (List<Copy> together :
-          alternating || interleaved
-              ? List.of(List.of(noneCopy), List.of(agentCopy))
-              : List.of(both)) {
-        for (double share : List.of(0.25, 0.5, 1.0)) {
-          int seconds = Math.max(1, warmup / 3);
-          List<OpenLoopLoad.Result> loads = keepBusy(together, top * share, seconds, pace);
-          StringBuilder line =
-              new StringBuilder(String.format(Locale.ROOT, "  warm-up %.0f req/s:", top * share));
-          for (int i = 0; i < together.size(); i++) {
-            line.append(
-                String.format(
-                    Locale.ROOT,
-                    " %s p50 %.0f µs, p99 %.0f µs, %d done (%.0f req/s), %d errors, %d non-200,"
-                        + " last request sent %.2f s late, %d waited for a slot%s;",
-                    together.get(i).mode(),
-                    loads.get(i).percentileMicros(0.50),
-                    loads.get(i).percentileMicros(0.99),
-                    loads.get(i).completed(),
-                    loads.get(i).completed() / (double) seconds,
-                    loads.get(i).errors(),
-                    loads.get(i).non200(),
-                    loads.get(i).lag().behindAtEndNanos() / 1e9,
-                    loads.get(i).lag().waitedForSlot(),
-                    loads.get(i).lag().notSent() > 0
-                        ? String.format(
-                            Locale.ROOT,
-                            ", BEHIND: kept at %d in flight, %d still waiting at the end dropped"
-                                + " (not yet this rate)",
-                            pace.maxInFlight(),
-                            loads.get(i).lag().notSent())
-                        : ""));
+      int stepSeconds = Math.max(1, warmup / WARM_UP_SHARES.size());
+      for (int step = 0; step < WARM_UP_SHARES.size(); step++) {
+        double rate = top * WARM_UP_SHARES.get(step);
+        if (alternating || interleaved) {
+          for (int copy : warmUpOrder(step, WARM_UP_SHARES.size())) {
+            warmUp(List.of(both.get(copy)), rate, stepSeconds, pace);
           }
-          System.out.println(line.append(driverLate(loads).replace("; ", " ")));
+        } else {
+          warmUp(both, rate, stepSeconds, pace);
         }
       }
 
@@ -518,7 +578,8 @@ public final class ChainOverheadDriver {
           int[] order = InterleavedWindows.order(cycles);
           List<ChainFigures> measured =
               interleave(both, order, rate, windowSettle, windowSeconds, pace);
-          summarizeInterleaved(rate, (int) (rate * windowSeconds), order, measured);
+          summarizeInterleaved(
+              rate, (int) (rate * windowSeconds), order, measured, agentPosition, aa);
         }
         summarizeMemory(none, agent, memoryAtStart, memory(both, javaHome, work));
         return;
@@ -532,7 +593,7 @@ public final class ChainOverheadDriver {
           String driverLate = "";
           if (alternating) {
             // One copy at a time, the other idle; the order flips every round.
-            List<Copy> order = round % 2 == 1 ? both : List.of(agentCopy, noneCopy);
+            List<Copy> order = round % 2 == 1 ? both : List.of(both.get(1), both.get(0));
             for (Copy copy : order) {
               Measured measured = window(List.of(copy), rate, settle, measure, pace);
               figures.putAll(measured.figures());
@@ -546,8 +607,8 @@ public final class ChainOverheadDriver {
             driverLate = measured.driverLate();
             paired =
                 PairedDifference.of(
-                    measured.loads().get(0).byRequestNanos(),
-                    measured.loads().get(1).byRequestNanos(),
+                    measured.loads().get(both.indexOf(noneCopy)).byRequestNanos(),
+                    measured.loads().get(both.indexOf(agentCopy)).byRequestNanos(),
                     PAIRED_BLOCKS);
           }
           Window window =
@@ -567,7 +628,7 @@ public final class ChainOverheadDriver {
       }
       Map<ChainInstance, JvmMemory> memoryAtEnd = memory(both, javaHome, work);
       for (double rate : rates) {
-        summarize(windows.stream().filter(w -> w.rate() == rate).toList());
+        summarize(windows.stream().filter(w -> w.rate() == rate).toList(), agentPosition, aa);
       }
       summarizeMemory(none, agent, memoryAtStart, memoryAtEnd);
     } finally {
@@ -579,6 +640,42 @@ public final class ChainOverheadDriver {
         agent.close();
       }
     }
+  }
+
+  /**
+   * One warm-up step: {@code together} kept busy at {@code rate} for {@code seconds} ({@link
+   * #keepBusy}), and a line on how each kept up.
+   */
+  static void warmUp(List<Copy> together, double rate, int seconds, Pace pace)
+      throws InterruptedException {
+    List<OpenLoopLoad.Result> loads = keepBusy(together, rate, seconds, pace);
+    StringBuilder line =
+        new StringBuilder(String.format(Locale.ROOT, "  warm-up %.0f req/s:", rate));
+    for (int i = 0; i < together.size(); i++) {
+      line.append(
+          String.format(
+              Locale.ROOT,
+              " %s p50 %.0f µs, p99 %.0f µs, %d done (%.0f req/s), %d errors, %d non-200,"
+                  + " last request sent %.2f s late, %d waited for a slot%s;",
+              together.get(i).mode(),
+              loads.get(i).percentileMicros(0.50),
+              loads.get(i).percentileMicros(0.99),
+              loads.get(i).completed(),
+              loads.get(i).completed() / (double) seconds,
+              loads.get(i).errors(),
+              loads.get(i).non200(),
+              loads.get(i).lag().behindAtEndNanos() / 1e9,
+              loads.get(i).lag().waitedForSlot(),
+              loads.get(i).lag().notSent() > 0
+                  ? String.format(
+                      Locale.ROOT,
+                      ", BEHIND: kept at %d in flight, %d still waiting at the end dropped"
+                          + " (not yet this rate)",
+                      pace.maxInFlight(),
+                      loads.get(i).lag().notSent())
+                  : ""));
+    }
+    System.out.println(line.append(driverLate(loads).replace("; ", " ")));
   }
 
   /**
@@ -639,12 +736,21 @@ public final class ChainOverheadDriver {
   }
 
   /**
-   * The interleaved run's figures at one rate: per service, the added CPU per request as the median
-   * of the cycles' differences ({@link InterleavedWindows}) with its order-statistic interval, with
-   * and without the JIT's threads; end to end, the added p50 per hop the same way.
+   * The interleaved run's figures at one rate: per service, the added CPU per request (the agent's
+   * copy minus the other, whichever position {@code agentCopy} gave it) as the median of the
+   * cycles' differences ({@link InterleavedWindows}) with its order-statistic interval, with and
+   * without the JIT's threads; end to end, the added p50 per hop the same way. {@code positions} is
+   * which copy each window drove by position, as {@link InterleavedWindows#order} gave it.
    */
   static void summarizeInterleaved(
-      double rate, int offered, int[] order, List<ChainFigures> windows) {
+      double rate,
+      int offered,
+      int[] positions,
+      List<ChainFigures> windows,
+      int agentCopy,
+      boolean aa) {
+    // By role from here on: SECOND is the agent's copy, FIRST the other.
+    int[] order = byRole(positions, agentCopy);
     java.util.function.Predicate<ChainFigures> counts = w -> sustained(w, offered);
     int cycles = order.length / InterleavedWindows.WINDOWS_PER_CYCLE;
     int counted =
@@ -652,30 +758,31 @@ public final class ChainOverheadDriver {
     System.out.printf(
         Locale.ROOT,
         "%n%.0f req/s at the gateway, a and c, interleaved: %d of %d cycles counted (every window"
-            + " of a cycle sustained); added = second copy minus first, median of the cycles'"
-            + " differences, [%.0f %% interval from order statistics; its coverage]%n%n",
+            + " of a cycle sustained); added = the agent copy minus the none copy, %s; median of"
+            + " the cycles' differences, [%.0f %% interval from order statistics; its coverage]%n%n",
         rate,
         counted,
         cycles,
+        agentOnWhichCopy(agentCopy, aa),
         CONFIDENCE * 100);
     if (counted == 0) {
       System.out.println("no cycle counted: no figures");
       return;
     }
-    List<ChainFigures> firsts = new ArrayList<>();
-    List<ChainFigures> seconds = new ArrayList<>();
+    List<ChainFigures> nones = new ArrayList<>();
+    List<ChainFigures> agents = new ArrayList<>();
     for (int w = 0; w < order.length; w++) {
       if (counts.test(windows.get(w))) {
-        (order[w] == InterleavedWindows.SECOND ? seconds : firsts).add(windows.get(w));
+        (order[w] == InterleavedWindows.SECOND ? agents : nones).add(windows.get(w));
       }
     }
     System.out.println(
-        "| service | CPU µs per request, first copy (median of windows) | second copy | added µs per"
-            + " request | interval | added outside the JIT | interval | RSS MiB, first → second"
+        "| service | CPU µs per request, none copy (median of windows) | agent copy | added µs per"
+            + " request | interval | added outside the JIT | interval | RSS MiB, none → agent"
             + " (last window) | threads added |");
     System.out.println("|---|---|---|---|---|---|---|---|---|");
-    ChainFigures lastFirst = firsts.get(firsts.size() - 1);
-    ChainFigures lastSecond = seconds.get(seconds.size() - 1);
+    ChainFigures lastNone = nones.get(nones.size() - 1);
+    ChainFigures lastAgent = agents.get(agents.size() - 1);
     for (int i = 0; i < windows.get(0).instances().size(); i++) {
       int index = i;
       ToDoubleFunction<ChainFigures> cpu = w -> w.instances().get(index).cpuMicrosPerRequest();
@@ -692,16 +799,16 @@ public final class ChainOverheadDriver {
       System.out.printf(
           Locale.ROOT,
           "| %s | %.1f | %.1f | %+.1f | %s | %+.1f | %s | %.0f → %.0f | %+d |%n",
-          lastFirst.instances().get(index).label(),
-          medianOf(firsts, cpu),
-          medianOf(seconds, cpu),
+          lastNone.instances().get(index).label(),
+          medianOf(nones, cpu),
+          medianOf(agents, cpu),
           added.median(),
           interval(added),
           addedOutsideJit.median(),
           interval(addedOutsideJit),
-          lastFirst.instances().get(index).rssMib(),
-          lastSecond.instances().get(index).rssMib(),
-          lastSecond.instances().get(index).threads() - lastFirst.instances().get(index).threads());
+          lastNone.instances().get(index).rssMib(),
+          lastAgent.instances().get(index).rssMib(),
+          lastAgent.instances().get(index).threads() - lastNone.instances().get(index).threads());
     }
     InterleavedWindows.MedianInterval p50 =
         InterleavedWindows.MedianInterval.of(
@@ -710,8 +817,8 @@ public final class ChainOverheadDriver {
     System.out.printf(
         Locale.ROOT,
         "%nend to end p50 %.1f → %.1f µs (medians of windows); added per hop (÷ %d) %+.1f µs %s%n",
-        medianOf(firsts, ChainFigures::p50Micros),
-        medianOf(seconds, ChainFigures::p50Micros),
+        medianOf(nones, ChainFigures::p50Micros),
+        medianOf(agents, ChainFigures::p50Micros),
         HOPS,
         p50.median(),
         interval(p50));
@@ -1029,8 +1136,11 @@ public final class ChainOverheadDriver {
     }
   }
 
-  /** The median over the rounds of one rate, with the paired (same-window) differences. */
-  static void summarize(List<Window> all) {
+  /**
+   * The median over the rounds of one rate, with the paired (same-window) differences; the header
+   * says which copy ({@code agentCopy}) had the agent.
+   */
+  static void summarize(List<Window> all, int agentCopy, boolean aa) {
     if (all.isEmpty()) {
       return;
     }
@@ -1048,10 +1158,11 @@ public final class ChainOverheadDriver {
     System.out.printf(
         Locale.ROOT,
         "%.0f req/s at the gateway, a and c (b[base] and b[gray] about half each): medians of %d"
-            + " sustained windows of %d (paired differences: median, min..max)%n%n",
+            + " sustained windows of %d (paired differences: median, min..max); %s%n%n",
         first.rate(),
         windows.size(),
-        all.size());
+        all.size(),
+        agentOnWhichCopy(agentCopy, aa));
     System.out.println(
         "| service | CPU %, no agent | CPU %, agent | added points | added points outside the JIT | added CPU µs per request served | RSS MiB, no agent | RSS MiB, agent | added MiB | threads added |");
     System.out.println("|---|---|---|---|---|---|---|---|---|---|");

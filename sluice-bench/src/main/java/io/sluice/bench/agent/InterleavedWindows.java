@@ -28,10 +28,16 @@ import java.util.function.ToDoubleFunction;
  * that part as an estimate away from zero.
  */
 final class InterleavedWindows {
-  /** The copy a window drives: the first one (without the agent). */
+  /**
+   * The copy a window drives: the first one (A of A B B A; without the agent unless the driver's
+   * {@code --agent-copy first} put it there).
+   */
   static final int FIRST = 0;
 
-  /** The copy a window drives: the second one (with the agent, or the A/A run's second copy). */
+  /**
+   * The copy a window drives: the second one (by default the agent's, or the A/A run's second
+   * copy).
+   */
   static final int SECOND = 1;
 
   /** Windows per cycle: A B B A. */

@@ -82,7 +82,10 @@ class ChainOverheadDriverTest {
 
   @Test
   void summarizesThePairedLatencyPerHopAndTheThreadsTheAddedCpuIsOn() {
-    ChainOverheadDriver.summarize(List.of(window(1, 40.0), window(2, 80.0), window(3, 60.0)));
+    ChainOverheadDriver.summarize(
+        List.of(window(1, 40.0), window(2, 80.0), window(3, 60.0)),
+        InterleavedWindows.SECOND,
+        false);
 
     String out = printed.toString(StandardCharsets.UTF_8);
     // Median of the windows' paired medians (60 µs), and per hop over the four services (15 µs).
@@ -188,7 +191,7 @@ class ChainOverheadDriverTest {
             "1.0 1.0 1.0",
             "");
 
-    ChainOverheadDriver.summarize(List.of(behind));
+    ChainOverheadDriver.summarize(List.of(behind), InterleavedWindows.SECOND, false);
 
     assertThat(printed.toString(StandardCharsets.UTF_8))
         .contains("no window was sustained")
@@ -234,7 +237,8 @@ class ChainOverheadDriverTest {
   void summarizesInterleavedWindowsAsTheMedianOfTheCyclesDifferencesWithItsInterval() {
     int[] order = InterleavedWindows.order(2);
 
-    ChainOverheadDriver.summarizeInterleaved(250, 2_500, order, drifting(order, -1));
+    ChainOverheadDriver.summarizeInterleaved(
+        250, 2_500, order, drifting(order, -1), InterleavedWindows.SECOND, false);
 
     String out = printed.toString(StandardCharsets.UTF_8);
     assertThat(out).contains("2 of 2 cycles counted");
@@ -251,12 +255,77 @@ class ChainOverheadDriverTest {
   void leavesOutAnInterleavedCycleWithAWindowThatWasNotSustained() {
     int[] order = InterleavedWindows.order(2);
 
-    ChainOverheadDriver.summarizeInterleaved(250, 2_500, order, drifting(order, 5));
+    ChainOverheadDriver.summarizeInterleaved(
+        250, 2_500, order, drifting(order, 5), InterleavedWindows.SECOND, false);
 
     String out = printed.toString(StandardCharsets.UTF_8);
     assertThat(out).contains("1 of 2 cycles counted");
     assertThat(out).doesNotContain("25000");
     assertThat(out).contains("added per hop (÷ 4) +20.0 µs");
+  }
+
+  @Test
+  void putsTheAgentOnTheCopyAskedForTheSecondByDefault() {
+    assertThat(ChainOverheadDriver.agentCopy(Map.of())).isEqualTo(InterleavedWindows.SECOND);
+    assertThat(ChainOverheadDriver.agentCopy(Map.of("agent-copy", "second")))
+        .isEqualTo(InterleavedWindows.SECOND);
+    assertThat(ChainOverheadDriver.agentCopy(Map.of("agent-copy", "first")))
+        .isEqualTo(InterleavedWindows.FIRST);
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> ChainOverheadDriver.agentCopy(Map.of("agent-copy", "2")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("--agent-copy takes first or second, not 2");
+
+    assertThat(ChainOverheadDriver.inCopyOrder("none", "agent", InterleavedWindows.SECOND))
+        .containsExactly("none", "agent");
+    assertThat(ChainOverheadDriver.inCopyOrder("none", "agent", InterleavedWindows.FIRST))
+        .containsExactly("agent", "none");
+    // A B B A / B A A B by position; by role, with the agent first, the agent's windows are A's.
+    assertThat(ChainOverheadDriver.byRole(InterleavedWindows.order(2), InterleavedWindows.FIRST))
+        .containsExactly(1, 0, 0, 1, 0, 1, 1, 0);
+    assertThat(ChainOverheadDriver.byRole(InterleavedWindows.order(2), InterleavedWindows.SECOND))
+        .containsExactly(InterleavedWindows.order(2));
+  }
+
+  @Test
+  void readsTheAgentMinusTheOtherCopyWhenTheAgentIsOnTheFirstAndSaysSo() {
+    int[] order = InterleavedWindows.order(2);
+    // By position; the agent's copy is the first: its windows (A's) cost 15 µs more, its p50 80.
+    List<ChainOverheadDriver.ChainFigures> windows = new java.util.ArrayList<>();
+    for (int w = 0; w < order.length; w++) {
+      boolean agent = order[w] == InterleavedWindows.FIRST;
+      windows.add(
+          interleavedWindow(
+              agent ? "agent" : "none", 320 + w + (agent ? 15 : 0), 1_600 + (agent ? 80 : 0)));
+    }
+
+    ChainOverheadDriver.summarizeInterleaved(
+        250, 2_500, order, windows, InterleavedWindows.FIRST, false);
+
+    String out = printed.toString(StandardCharsets.UTF_8);
+    assertThat(out).contains("the agent on the first copy (--agent-copy first;");
+    assertThat(out)
+        .contains(
+            "| gateway[base] | 323.0 | 339.0 | +15.0 | [+15.0..+15.0; 50.0 %] | +15.0 |"
+                + " [+15.0..+15.0; 50.0 %] | 480 → 480 | +0 |");
+    assertThat(out).contains("added per hop (÷ 4) +20.0 µs [+20.0..+20.0; 50.0 %]");
+  }
+
+  @Test
+  void warmsTheCopiesInTurnsEachStepEndingWithTheCopyTheFirstWindowDrives() {
+    int steps = ChainOverheadDriver.WARM_UP_SHARES.size();
+    assertThat(steps).isEqualTo(3);
+    assertThat(ChainOverheadDriver.warmUpOrder(0, steps))
+        .containsExactly(InterleavedWindows.SECOND, InterleavedWindows.FIRST);
+    assertThat(ChainOverheadDriver.warmUpOrder(1, steps))
+        .containsExactly(InterleavedWindows.FIRST, InterleavedWindows.SECOND);
+    assertThat(ChainOverheadDriver.warmUpOrder(2, steps))
+        .containsExactly(InterleavedWindows.SECOND, InterleavedWindows.FIRST);
+    // Whatever the number of steps, the last ends with the copy of the first measured window.
+    for (int n = 1; n <= 4; n++) {
+      int[] last = ChainOverheadDriver.warmUpOrder(n - 1, n);
+      assertThat(last[1]).isEqualTo(InterleavedWindows.order(1)[0]);
+    }
   }
 
   @Test

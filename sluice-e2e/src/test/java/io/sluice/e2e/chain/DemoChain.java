@@ -392,6 +392,12 @@ public final class DemoChain implements AutoCloseable {
     // nacos-client writes its logs and its instance cache under the home directory otherwise.
     command.add("-DJM.LOG.PATH=" + dir.resolve("nacos-logs").toAbsolutePath());
     command.add("-DJM.SNAPSHOT.PATH=" + dir.toAbsolutePath());
+    // And Dubbo its file caches (registry, metadata, service-name mapping), in ~/.dubbo, named by
+    // application and registry address only and each held under a file lock: b and gray b, and
+    // one application in two chains run at once (sluice-bench's copies), raced for the same files,
+    // the losers running with the cache disabled (which instances, a race at start), and every run
+    // left its files behind. Each instance gets a home of its own.
+    command.add("-Duser.home=" + dir.toAbsolutePath());
     command.add("-jar");
     command.add(spec.generation().jar(spec.examplesDir(), app).toAbsolutePath().toString());
     command.add("--spring.cloud.nacos.discovery.server-addr=" + server.address());
