@@ -217,18 +217,19 @@ class ChainOverheadDriverTest {
 
   /**
    * Two cycles (A B B A, B A A B) in which every window costs 1 µs more than the one before and the
-   * second copy 15 µs more per request, its p50 80 µs more; window {@code slow} (or none: -1) with
-   * a p50 over the sustained bound.
+   * agent's copy (at position {@code agentCopy}) 15 µs more per request, its p50 80 µs more; window
+   * {@code slow} (or none: -1) with a p50 over the sustained bound.
    */
-  private static List<ChainOverheadDriver.ChainFigures> drifting(int[] order, int slow) {
+  private static List<ChainOverheadDriver.ChainFigures> drifting(
+      int[] order, int agentCopy, int slow) {
     List<ChainOverheadDriver.ChainFigures> windows = new java.util.ArrayList<>();
     for (int w = 0; w < order.length; w++) {
-      boolean second = order[w] == InterleavedWindows.SECOND;
+      boolean agent = order[w] == agentCopy;
       windows.add(
           interleavedWindow(
-              second ? "agent" : "none",
-              320 + w + (second ? 15 : 0),
-              w == slow ? 25_000 : 1_600 + (second ? 80 : 0)));
+              agent ? "agent" : "none",
+              320 + w + (agent ? 15 : 0),
+              w == slow ? 25_000 : 1_600 + (agent ? 80 : 0)));
     }
     return windows;
   }
@@ -238,7 +239,12 @@ class ChainOverheadDriverTest {
     int[] order = InterleavedWindows.order(2);
 
     ChainOverheadDriver.summarizeInterleaved(
-        250, 2_500, order, drifting(order, -1), InterleavedWindows.SECOND, false);
+        250,
+        2_500,
+        order,
+        drifting(order, InterleavedWindows.SECOND, -1),
+        InterleavedWindows.SECOND,
+        false);
 
     String out = printed.toString(StandardCharsets.UTF_8);
     assertThat(out).contains("2 of 2 cycles counted");
@@ -256,7 +262,12 @@ class ChainOverheadDriverTest {
     int[] order = InterleavedWindows.order(2);
 
     ChainOverheadDriver.summarizeInterleaved(
-        250, 2_500, order, drifting(order, 5), InterleavedWindows.SECOND, false);
+        250,
+        2_500,
+        order,
+        drifting(order, InterleavedWindows.SECOND, 5),
+        InterleavedWindows.SECOND,
+        false);
 
     String out = printed.toString(StandardCharsets.UTF_8);
     assertThat(out).contains("1 of 2 cycles counted");
@@ -291,16 +302,13 @@ class ChainOverheadDriverTest {
   void readsTheAgentMinusTheOtherCopyWhenTheAgentIsOnTheFirstAndSaysSo() {
     int[] order = InterleavedWindows.order(2);
     // By position; the agent's copy is the first: its windows (A's) cost 15 µs more, its p50 80.
-    List<ChainOverheadDriver.ChainFigures> windows = new java.util.ArrayList<>();
-    for (int w = 0; w < order.length; w++) {
-      boolean agent = order[w] == InterleavedWindows.FIRST;
-      windows.add(
-          interleavedWindow(
-              agent ? "agent" : "none", 320 + w + (agent ? 15 : 0), 1_600 + (agent ? 80 : 0)));
-    }
-
     ChainOverheadDriver.summarizeInterleaved(
-        250, 2_500, order, windows, InterleavedWindows.FIRST, false);
+        250,
+        2_500,
+        order,
+        drifting(order, InterleavedWindows.FIRST, -1),
+        InterleavedWindows.FIRST,
+        false);
 
     String out = printed.toString(StandardCharsets.UTF_8);
     assertThat(out).contains("the agent on the first copy (--agent-copy first;");
