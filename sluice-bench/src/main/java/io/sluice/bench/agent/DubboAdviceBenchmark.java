@@ -7,6 +7,7 @@ import io.sluice.agent.governance.LaneGovernance;
 import io.sluice.agent.logging.AgentLog;
 import io.sluice.agent.rules.RuleType;
 import io.sluice.flow.FlowRegistry;
+import io.sluice.flow.Ticker;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -76,17 +77,20 @@ public class DubboAdviceBenchmark {
   @Param({"none", "demo"})
   public String rules;
 
-  private FlowGovernor governor;
-  private Directory<BService> directory;
-  private List<Invoker<BService>> routed;
+  /** The registry's clock; {@link DubboAdviceColdBenchmark} sets its own. */
+  Ticker ticker = Ticker.system();
+
+  FlowGovernor governor;
+  Directory<BService> directory;
+  List<Invoker<BService>> routed;
   private Invoker<BService> grayProvider;
-  private RpcInvocation consumerInvocation;
-  private RpcInvocation providerInvocation;
-  private RpcInvocation grayProviderInvocation;
+  RpcInvocation consumerInvocation;
+  RpcInvocation providerInvocation;
+  RpcInvocation grayProviderInvocation;
   private RpcInvocation grayUnnamedInvocation;
-  private SluiceContext untaggedRequest;
-  private SluiceContext grayRequest;
-  private final Object[][] names = {{"alice"}, {"bob"}, {"carol"}, {"dave"}};
+  SluiceContext untaggedRequest;
+  SluiceContext grayRequest;
+  final Object[][] names = {{"alice"}, {"bob"}, {"carol"}, {"dave"}};
   private int next;
 
   @Setup(Level.Trial)
@@ -94,7 +98,7 @@ public class DubboAdviceBenchmark {
     AgentLog log = AgentLog.toStream(System.err, AgentLog.Level.WARN);
     governor =
         new FlowGovernor(
-            FlowRegistry.builder().build(),
+            FlowRegistry.builder().ticker(ticker).build(),
             FlowGovernor.verdicts(429, 503, 1),
             name -> {},
             new LaneGovernance(null, log),
