@@ -415,7 +415,7 @@ public final class FlowRegistry {
     if (!governedInbound) {
       return () -> {
         node.ruleStates = new HashMap<>();
-        node.guard = Guard.UNGOVERNED;
+        node.publish(Guard.UNGOVERNED);
       };
     }
     LiveStatistics statistics = node.ensureStatistics();
@@ -547,7 +547,7 @@ public final class FlowRegistry {
             paramsBySource);
     return () -> {
       node.ruleStates = states;
-      node.guard = guard;
+      node.publish(guard);
     };
   }
 

@@ -22,6 +22,10 @@ public final class Resource {
   private final boolean inbound;
   private final FlowRegistry registry;
   private ResourceNode node;
+  // False only while this handle's own node's guard governs nothing in its direction (kept by
+  // ResourceNode.publish): then a call returns UNGOVERNED here, as the guard would. A handle on the
+  // overflow resource keeps true (it must find its own node once a rule names it).
+  volatile boolean governed = true;
 
   Resource(String name, ResourceNode node, boolean inbound, FlowRegistry registry) {
     this.name = name;
@@ -50,27 +54,37 @@ public final class Resource {
 
   /** Decides on a call with no origin, entrance or parameter. */
   public long tryAcquire() {
-    return node().acquire(registry, inbound, null, null, null, null, null, null);
+    return governed
+        ? node().acquire(registry, inbound, null, null, null, null, null, null)
+        : Permit.UNGOVERNED;
   }
 
   /** Decides on a call from {@code origin}. */
   public long tryAcquire(String origin) {
-    return node().acquire(registry, inbound, origin, null, null, null, null, null);
+    return governed
+        ? node().acquire(registry, inbound, origin, null, null, null, null, null)
+        : Permit.UNGOVERNED;
   }
 
   /** Decides on a call from {@code origin} with hot-parameter argument {@code param}. */
   public long tryAcquire(String origin, Object param) {
-    return node().acquire(registry, inbound, origin, null, param, null, null, null);
+    return governed
+        ? node().acquire(registry, inbound, origin, null, param, null, null, null)
+        : Permit.UNGOVERNED;
   }
 
   /** Decides on a call from {@code origin} that came through {@code entrance}. */
   public long tryAcquire(String origin, String entrance, Object param) {
-    return node().acquire(registry, inbound, origin, entrance, param, null, null, null);
+    return governed
+        ? node().acquire(registry, inbound, origin, entrance, param, null, null, null)
+        : Permit.UNGOVERNED;
   }
 
   /** Decides on a call whose arguments are {@code args} (for any {@code paramIdx}). */
   public long tryAcquireArgs(String origin, String entrance, Object[] args) {
-    return node().acquire(registry, inbound, origin, entrance, null, args, null, null);
+    return governed
+        ? node().acquire(registry, inbound, origin, entrance, null, args, null, null)
+        : Permit.UNGOVERNED;
   }
 
   /**
@@ -81,7 +95,9 @@ public final class Resource {
    */
   public long tryAcquire(
       String origin, String entrance, Object[] args, CallAttributes attributes, Object call) {
-    return node().acquire(registry, inbound, origin, entrance, null, args, attributes, call);
+    return governed
+        ? node().acquire(registry, inbound, origin, entrance, null, args, attributes, call)
+        : Permit.UNGOVERNED;
   }
 
   /**

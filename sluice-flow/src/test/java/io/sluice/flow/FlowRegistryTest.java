@@ -55,6 +55,44 @@ class FlowRegistryTest {
   }
 
   @Test
+  void answersAtTheHandleWhileNothingGovernsTheResourceAndGovernsItOnceARuleDoes() {
+    Resource in = registry.resource("r", Direction.INBOUND);
+    Resource out = registry.resource("r", Direction.OUTBOUND);
+    assertThat(in.governed).isFalse();
+    assertThat(out.governed).isFalse();
+    assertThat(in.tryAcquire("appA")).isEqualTo(Permit.UNGOVERNED);
+
+    registry.load(RuleKind.FLOW, "[{\"resource\":\"r\",\"count\":1}]");
+    assertThat(in.governed).isTrue();
+    assertThat(out.governed).isTrue();
+    assertThat(admitted(in, 3)).isEqualTo(1);
+
+    // A system rule governs every inbound handle, and no outbound one.
+    registry.load(RuleKind.FLOW, "[]");
+    registry.load(RuleKind.SYSTEM, "[{\"qps\":1000}]");
+    assertThat(in.governed).isTrue();
+    assertThat(out.governed).isFalse();
+    assertThat(in.tryAcquire()).isNotEqualTo(Permit.UNGOVERNED);
+    assertThat(out.tryAcquire()).isEqualTo(Permit.UNGOVERNED);
+
+    registry.load(RuleKind.SYSTEM, "[]");
+    assertThat(in.governed).isFalse();
+    assertThat(in.tryAcquire()).isEqualTo(Permit.UNGOVERNED);
+  }
+
+  @Test
+  void keepsAnOverflowedHandleOnTheSlowPathSoItFindsItsOwnResourceLater() {
+    FlowRegistry small = FlowRegistry.builder().ticker(ticker).maxResources(2).build();
+    small.resource("/a");
+    Resource overflowed = small.resource("/b");
+    assertThat(overflowed.governed).isTrue();
+    small.load(RuleKind.FLOW, "[{\"resource\":\"/b\",\"count\":1}]");
+    assertThat(admitted(overflowed, 3)).isEqualTo(1);
+    small.load(RuleKind.FLOW, "[]");
+    assertThat(overflowed.tryAcquire()).isEqualTo(Permit.UNGOVERNED);
+  }
+
+  @Test
   void blocksAboveTheQpsLimitSayingWhichRuleAndKind() {
     registry.load(RuleKind.FLOW, "[{\"resource\":\"GET /orders\",\"count\":2}]");
     Resource r = registry.resource("GET /orders", Direction.INBOUND);
