@@ -4,6 +4,7 @@ import io.sluice.agent.bootstrap.GovernanceHooks;
 import io.sluice.agent.bootstrap.SluiceContext;
 import io.sluice.agent.governance.FlowGovernor;
 import io.sluice.bench.agent.DubboAdviceBenchmark.BService;
+import java.lang.reflect.Field;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.Random;
@@ -63,6 +64,10 @@ import org.openjdk.jmh.runner.IterationType;
  *       sweep; {@code onlyThreadLocal} is one read of the current context; {@code onlyTickSample}
  *       is the method's acquire on a call that crosses the statistics' 100 ms tick and files it,
  *       which at 250 calls/s one call in 25 does).
+ *   <li>{@code providerCopy} and {@code providerSlowExit} (and the consumer's): the whole advice on
+ *       two more governors set up alike; the second's interface resource (no rule) is sent the old
+ *       way, through its node and guard, instead of answering at its handle. The copy is the A/A
+ *       control: how much two identical governors differ by where their objects lie.
  *   <li>{@code providerCodeWarm}: the provider call after the same call on a twin governor (other
  *       objects, same code and classes) ran between the sweep and the timer, so only this
  *       governor's own objects are cold; the whole minus this is what code and shared data cost.
@@ -106,6 +111,10 @@ public class DubboAdviceColdBenchmark {
     "consumer3Acquire",
     "consumer4Lanes",
     "onlyLaneInvokers",
+    "providerCopy",
+    "providerSlowExit",
+    "consumerCopy",
+    "consumerSlowExit",
   };
 
   private static final int CONTEXT = 1;
@@ -132,6 +141,8 @@ public class DubboAdviceColdBenchmark {
   private final DubboAdviceBenchmark calls = new DubboAdviceBenchmark();
   private final DubboAdviceBenchmark twin = new DubboAdviceBenchmark();
   private final DubboAdviceBenchmark ungoverned = new DubboAdviceBenchmark();
+  private final DubboAdviceBenchmark copy = new DubboAdviceBenchmark();
+  private final DubboAdviceBenchmark slowExit = new DubboAdviceBenchmark();
   private final long[] clock = new long[1];
   private final long[] twinClock = new long[1];
   private FlowGovernor governor;
@@ -166,6 +177,13 @@ public class DubboAdviceColdBenchmark {
     ungoverned.rules = "none";
     ungoverned.ticker = calls.ticker;
     ungoverned.setUp();
+    for (DubboAdviceBenchmark same : new DubboAdviceBenchmark[] {copy, slowExit}) {
+      same.rules = rules;
+      same.ticker = calls.ticker;
+      same.setUp();
+    }
+    takeTheSlowExit(slowExit, GovernanceHooks.DUBBO_PROVIDER);
+    takeTheSlowExit(slowExit, GovernanceHooks.DUBBO_CONSUMER);
     governor = calls.governor;
     args = calls.names[0];
     providerCall =
@@ -345,9 +363,45 @@ public class DubboAdviceColdBenchmark {
         return consume(sink, consumerSteps(calls.untaggedRequest, METHOD));
       case 22:
         return consume(sink, laneInvokers());
+      case 23:
+        return copy.providerUntagged();
+      case 24:
+        return slowExit.providerUntagged();
+      case 25:
+        return consume(sink, copy.consumerUntagged());
+      case 26:
+        return consume(sink, slowExit.consumerUntagged());
       default:
         throw new IllegalStateException("variant " + variant);
     }
+  }
+
+  /**
+   * Sends the calls of {@code fixture}'s interface resource (which no rule governs) the way every
+   * call went before the resource handle's {@code governed} flag: through the node and its guard.
+   * The flag is sluice-flow's, package-private; set here by reflection, once.
+   */
+  private static void takeTheSlowExit(DubboAdviceBenchmark fixture, int path) throws Exception {
+    Object call =
+        fixture.governor.rpcCall(
+            BService.class,
+            fixture.providerInvocation.getMethodName(),
+            fixture.providerInvocation.getParameterTypes(),
+            path);
+    Object service = field(call, "service");
+    Object flow = field(service, "flow");
+    Field governed = flow.getClass().getDeclaredField("governed");
+    governed.setAccessible(true);
+    if (governed.getBoolean(flow)) {
+      throw new IllegalStateException("the interface resource is governed: nothing to compare");
+    }
+    governed.setBoolean(flow, true);
+  }
+
+  private static Object field(Object owner, String name) throws Exception {
+    Field field = owner.getClass().getDeclaredField(name);
+    field.setAccessible(true);
+    return field.get(owner);
   }
 
   private long consume(Blackhole sink, Object result) {
