@@ -2,6 +2,7 @@ package io.sluice.server.replication;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.server.testing.BesideInProcessTests;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
  * directory and checks that every write it acknowledged is there. Snapshots are taken every few
  * hundred entries during the storm, so kills also land during snapshots and log purges.
  */
+@BesideInProcessTests
 class DurabilityIT {
   private static final int ROUNDS = 4;
   private static final int WRITER_THREADS = 16;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.alibaba.nacos.api.NacosFactory;
 import com.alibaba.nacos.api.PropertyKeyConst;
 import com.alibaba.nacos.api.config.ConfigService;
+import io.sluice.server.testing.BesideInProcessTests;
 import io.sluice.server.testing.ServerProcess;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * moment, restarts it over the same data directory, and checks that every publish the client saw
  * acknowledged is there: none lost, none older than acknowledged.
  */
+@BesideInProcessTests
 class ConfigDurabilityIT {
   private static final int ROUNDS = 3;
   private static final int WRITERS = 8;
