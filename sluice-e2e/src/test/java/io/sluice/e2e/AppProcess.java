@@ -106,6 +106,10 @@ final class AppProcess implements AutoCloseable {
     command.add(javaHome.resolve("bin/java").toString());
     command.add("-Xmx256m");
     command.add("-XX:+UseSerialGC");
+    // The client compiler only, as the demo chain's applications run: a start under the agent
+    // takes about half the CPU (9-11 s against 17-20 s for boot3-app here), and these tests measure
+    // no speed (their rates are open-loop and far below what either compiler serves).
+    command.add("-XX:TieredStopAtLevel=1");
     command.addAll(jvmOptions);
     if (agentArgs != null) {
       command.add("-javaagent:" + agentJar + "=" + agentArgs);

@@ -74,8 +74,6 @@ class DubboIT {
   private static final Duration DISCOVERY_DEADLINE = Duration.ofSeconds(60);
   private static final Pattern PORT = Pattern.compile("^(\\d+)\\|");
 
-  private static final List<String> JVM_OPTIONS = List.of("-XX:TieredStopAtLevel=1");
-
   private final HttpClient http = HttpClient.newHttpClient();
   private final List<String> publishedRules = new ArrayList<>();
   private NetworkNamespace namespace;
@@ -264,7 +262,7 @@ class DubboIT {
                 agentArgs,
                 name,
                 WORK_DIR,
-                JVM_OPTIONS,
+                List.of(),
                 args,
                 "/ready");
           } catch (Exception e) {
@@ -662,7 +660,7 @@ class DubboIT {
                         + logDir,
                     "dubbo31",
                     WORK_DIR,
-                    JVM_OPTIONS,
+                    List.of(),
                     List.of("--dubbo.protocol.port=" + dubboPort),
                     "/ready"))) {
       await().atMost(RULE_DEADLINE).until(() -> agentLogOf(logDir).contains("resource=" + hello31));

@@ -26,9 +26,10 @@ import java.util.Map;
  * <ul>
  *   <li>{@code GET /nacos/v2/core/loader/current}: connection id to client details.
  *   <li>{@code GET /nacos/v2/core/loader/reloadClient?connectionId=&redirectAddress=ip:port}:
- *       {@code success}, or 404 for an unknown connection, 400 for a malformed address.
+ *       {@code success} once the reset is sent; 404 for an unknown connection, 409 for one that is
+ *       closed but not yet forgotten (nothing sent), 400 for a malformed address.
  *   <li>{@code GET /nacos/v2/core/loader/reloadCurrent?count=N&redirectAddress=ip:port}: asks N of
- *       this node's clients (the newest connections) to reconnect, to the given node if any;
+ *       this node's open clients (the newest connections) to reconnect, to the given node if any;
  *       answers {@code success}. The cluster's {@code smartReloadCluster} calls it on each
  *       overloaded node.
  * </ul>
@@ -82,8 +83,9 @@ public final class ConnectionRoutes implements HttpRoutes {
     String[] redirect = redirectOf(params);
     List<Connection> newestFirst = new ArrayList<>();
     for (Connection connection : connections.all()) {
-      if (!connection.resetRequested()) {
-        newestFirst.add(connection); // one already asked to leave is not asked again
+      // One already asked to leave is not asked again, nor one that is closed (it is leaving).
+      if (!connection.resetRequested() && !connection.isClosed()) {
+        newestFirst.add(connection);
       }
     }
     newestFirst.sort(Comparator.comparingLong(Connection::connectedAtMillis).reversed());
@@ -144,7 +146,13 @@ public final class ConnectionRoutes implements HttpRoutes {
       throw new HttpApiException(
           404, NacosErrorCode.RESOURCE_NOT_FOUND, "connection " + connectionId + " not found");
     }
-    connection.reset(redirect[0], redirect[1]);
+    if (!connection.reset(redirect[0], redirect[1])) {
+      // Closed but not yet forgotten by the registry: no reset went out.
+      throw new HttpApiException(
+          409,
+          NacosErrorCode.RESOURCE_CONFLICT,
+          "connection " + connectionId + " is closed: no reset was sent (its client reconnects)");
+    }
     HttpResponses.text(request.response(), 200, "success");
   }
 }

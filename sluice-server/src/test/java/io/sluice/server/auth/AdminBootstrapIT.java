@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.server.protocol.http.OpenApiClient;
-import io.sluice.server.testing.BesideInProcessTests;
 import io.sluice.server.testing.ServerProcess;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,7 +20,6 @@ import org.junit.jupiter.api.io.TempDir;
  * SLUICE_ADMIN_PASSWORD} prints a generated one once, at the first start only, and it survives a
  * restart (the user and the token key are replicated state, not per process).
  */
-@BesideInProcessTests
 class AdminBootstrapIT {
   private static final String MARKER = "with the generated password: ";
 

@@ -2,7 +2,6 @@ package io.sluice.server.launcher;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sluice.server.testing.BesideInProcessTests;
 import io.sluice.server.testing.FreePorts;
 import io.sluice.server.testing.ProcessOutput;
 import java.net.URI;
@@ -18,7 +17,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Runs {@code bin/sluice} the way a user does: as a process, stopped with Ctrl-C (SIGINT). */
-@BesideInProcessTests
 class LauncherIT {
   private static final Path LAUNCHER = Path.of("..", "bin", "sluice").toAbsolutePath().normalize();
 

@@ -7,7 +7,6 @@ import com.alibaba.nacos.api.NacosFactory;
 import com.alibaba.nacos.api.PropertyKeyConst;
 import com.alibaba.nacos.api.config.ConfigService;
 import io.sluice.server.ServerOptions;
-import io.sluice.server.testing.BesideInProcessTests;
 import io.sluice.server.testing.GrpcTransportUnderTest;
 import io.sluice.server.testing.ServerProcess;
 import java.io.IOException;
@@ -40,7 +39,6 @@ import org.junit.jupiter.api.io.TempDir;
  * the official nacos-client still connects and works. The server runs in a process of its own so
  * its descriptors can be counted.
  */
-@BesideInProcessTests
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class GrpcHandshakeFloodIT {
   private static final int MAX_HANDSHAKES = 200;

@@ -125,8 +125,11 @@ class TlsIT {
                 .grpcTransport(GrpcTransportUnderTest.get()))) {
       assertThat(secured.awaitReady(30, TimeUnit.SECONDS)).isTrue();
 
-      String right = probe(secured, trustStore, "admin-secret-1", "https-right.yaml");
-      String wrong = probe(secured, trustStore, "not-the-password", "https-wrong.yaml");
+      // Both clients at once: each is a JVM of its own that mostly waits on the server.
+      Probe rightProbe = probe(secured, trustStore, "admin-secret-1", "https-right.yaml");
+      Probe wrongProbe = probe(secured, trustStore, "not-the-password", "https-wrong.yaml");
+      String right = rightProbe.awaitOutput();
+      String wrong = wrongProbe.awaitOutput();
 
       assertThat(right).contains("PROBE published=true").contains("PROBE read=tls: yes");
       assertThat(wrong)
@@ -136,8 +139,19 @@ class TlsIT {
     }
   }
 
-  /** Runs {@link HttpsLoginProbe} against {@code server} in a JVM of its own; its output. */
-  private static String probe(SluiceServer server, Path trustStore, String password, String dataId)
+  /** A running {@link HttpsLoginProbe}. */
+  private record Probe(Process process, Path output) {
+    /** Its output, once it exited (or was killed after two minutes). */
+    String awaitOutput() throws Exception {
+      if (!process.waitFor(120, TimeUnit.SECONDS)) {
+        process.destroyForcibly();
+      }
+      return Files.readString(output);
+    }
+  }
+
+  /** Starts {@link HttpsLoginProbe} against {@code server} in a JVM of its own. */
+  private static Probe probe(SluiceServer server, Path trustStore, String password, String dataId)
       throws Exception {
     Path output = Files.createTempFile(dataDir, "probe", ".out");
     // Its own local config cache: the client would answer a read from an earlier probe's copy.
@@ -160,10 +174,7 @@ class TlsIT {
             .redirectErrorStream(true)
             .redirectOutput(output.toFile())
             .start();
-    if (!process.waitFor(120, TimeUnit.SECONDS)) {
-      process.destroyForcibly();
-    }
-    return Files.readString(output);
+    return new Probe(process, output);
   }
 
   private static SSLContext trusting(Path certificate) throws Exception {

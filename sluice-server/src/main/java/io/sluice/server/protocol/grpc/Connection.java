@@ -245,14 +245,18 @@ public final class Connection {
     return resetRequested;
   }
 
-  /** Asks the client to reconnect, optionally to another server; the client closes this one. */
-  public void reset(String serverIp, String serverPort) {
+  /**
+   * Asks the client to reconnect, optionally to another server; the client closes this one. False
+   * when nothing was sent: the connection is closed (its client reconnects by itself) or closed
+   * because the send failed.
+   */
+  public boolean reset(String serverIp, String serverPort) {
     resetRequested = true;
     ConnectResetRequest reset = new ConnectResetRequest();
     reset.serverIp = serverIp;
     reset.serverPort = serverPort;
     reset.connectionId = id;
-    sendWithoutAnswer(reset);
+    return sendWithoutAnswer(reset);
   }
 
   /**

@@ -61,9 +61,17 @@ public final class ConnectionRegistry {
     return maxConnections;
   }
 
-  /** Registers the connection of a transport; null when the registry is full or it exists. */
+  /**
+   * Registers the connection of a transport; null when the registry is full.
+   *
+   * @throws ConnectionAlreadyRegisteredException when the transport's connection is still
+   *     registered (a second setup stream on it), full or not
+   */
   Connection register(
       String id, String remoteIp, int remotePort, ClientInfo client, PushStream stream) {
+    if (connections.containsKey(id)) {
+      throw new ConnectionAlreadyRegisteredException(id);
+    }
     if (connections.size() >= maxConnections) {
       return null; // the caller refuses it and notes that in the client-fault log
     }
@@ -79,7 +87,7 @@ public final class ConnectionRegistry {
             maxPendingPushesPerConnection,
             pushCounts);
     if (connections.putIfAbsent(id, connection) != null) {
-      return null;
+      throw new ConnectionAlreadyRegisteredException(id); // two setup streams raced
     }
     connection.onClose(() -> unregister(connection));
     for (ConnectionListener listener : listeners) {

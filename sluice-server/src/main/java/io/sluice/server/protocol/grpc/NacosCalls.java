@@ -111,7 +111,8 @@ final class NacosCalls {
   /**
    * Registers the connection of a {@code /BiRequestStream/requestBiStream} call from its first
    * message. Returns null after closing {@code stream} with the reason when the message is not a
-   * readable {@code ConnectionSetupRequest} or the registry is full.
+   * readable {@code ConnectionSetupRequest}, the registry is full, or the transport already has its
+   * connection (a second setup stream on it).
    */
   Connection openStream(
       String connectionId, SocketAddress remote, Payload message, PushStream stream) {
@@ -142,7 +143,20 @@ final class NacosCalls {
             labels.getOrDefault("AppName", ""),
             setup.tenant == null ? "" : setup.tenant,
             labels);
-    Connection connection = registry.register(connectionId, remoteIp, port(remote), client, stream);
+    Connection connection;
+    try {
+      connection = registry.register(connectionId, remoteIp, port(remote), client, stream);
+    } catch (ConnectionAlreadyRegisteredException e) {
+      faults.note(
+          "gRPC connection refused",
+          remoteIp + ": a second setup stream on a transport whose connection is registered");
+      stream.close(
+          Status.Code.ALREADY_EXISTS,
+          "connection refused: this transport already has its connection "
+              + connectionId
+              + "; a new connection needs a new transport");
+      return null;
+    }
     if (connection == null) {
       faults.note(
           "gRPC connection refused",

@@ -100,6 +100,33 @@ class NacosCallsTest {
     assertThat(served).isEmpty();
   }
 
+  /**
+   * A second setup stream on a transport whose connection is registered is refused for what it is,
+   * not as if the server were full (it was refused "the server has 10 connections, its limit" with
+   * one connection open), and the first connection goes on.
+   */
+  @Test
+  void refusesASecondSetupStreamOnATransportForWhatItIsAndKeepsTheFirstConnection() {
+    String id = calls.newConnectionId(CLIENT);
+    Connection first = open(id, new EndRecordingStream());
+    EndRecordingStream second = new EndRecordingStream();
+
+    Connection refused =
+        calls.openStream(
+            id, CLIENT, Payload.of("ConnectionSetupRequest", utf8("{\"labels\":{}}")), second);
+
+    assertThat(refused).isNull();
+    assertThat(second.ends).containsExactly(Status.Code.ALREADY_EXISTS);
+    assertThat(second.descriptions)
+        .singleElement()
+        .asString()
+        .contains("already has its connection " + id)
+        .doesNotContain("limit");
+    assertThat(first.isClosed()).isFalse();
+    assertThat(registry.get(id)).isSameAs(first);
+    assertThat(ask(id, "ServedRequest").resultCode).isEqualTo(NacosResponse.SUCCESS);
+  }
+
   private Connection open(String id, PushStream stream) {
     Connection connection =
         calls.openStream(
@@ -136,6 +163,7 @@ class NacosCallsTest {
   /** A connection's stream that keeps how it was ended; what is sent on it goes nowhere. */
   private static class EndRecordingStream implements PushStream {
     final List<Status.Code> ends = new ArrayList<>();
+    final List<String> descriptions = new ArrayList<>();
 
     @Override
     public void send(Payload message) {}
@@ -143,6 +171,7 @@ class NacosCallsTest {
     @Override
     public void close(Status.Code code, String description) {
       ends.add(code);
+      descriptions.add(description);
     }
   }
 }
