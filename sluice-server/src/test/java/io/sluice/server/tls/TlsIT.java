@@ -122,7 +122,8 @@ class TlsIT {
                 .tls(CERT, KEY)
                 .authMode(ServerOptions.AuthMode.ON)
                 .initialAdminPassword("admin-secret-1")
-                .grpcTransport(GrpcTransportUnderTest.get()))) {
+                .grpcTransport(GrpcTransportUnderTest.get())
+                .ioTransport(GrpcTransportUnderTest.io()))) {
       assertThat(secured.awaitReady(30, TimeUnit.SECONDS)).isTrue();
 
       String right = probe(secured, trustStore, "admin-secret-1", "https-right.yaml");
