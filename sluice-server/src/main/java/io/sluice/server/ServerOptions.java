@@ -2,6 +2,7 @@ package io.sluice.server;
 
 import io.sluice.server.naming.health.HealthCheckTargets;
 import io.sluice.server.protocol.grpc.GrpcTransport;
+import io.sluice.server.protocol.grpc.IoTransport;
 import io.sluice.server.replication.ReplicationOptions;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -118,6 +119,7 @@ public final class ServerOptions {
   private final Duration httpHeaderTimeout;
   private final Duration grpcHandshakeTimeout;
   private final GrpcTransport grpcTransport;
+  private final IoTransport ioTransport;
   private final int maxGrpcHandshakes;
   private final int maxGrpcHandshakesPerAddress;
   private final long minFreeDiskBytes;
@@ -151,6 +153,7 @@ public final class ServerOptions {
     this.httpHeaderTimeout = builder.httpHeaderTimeout;
     this.grpcHandshakeTimeout = builder.grpcHandshakeTimeout;
     this.grpcTransport = builder.grpcTransport;
+    this.ioTransport = builder.ioTransport;
     this.maxGrpcHandshakes = builder.maxGrpcHandshakes;
     this.maxGrpcHandshakesPerAddress =
         Math.min(builder.maxGrpcHandshakesPerAddress, builder.maxGrpcHandshakes);
@@ -418,6 +421,14 @@ public final class ServerOptions {
   }
 
   /**
+   * Which of Netty's I/O transports the gRPC port's sockets run on; {@link IoTransport#AUTO}
+   * (native epoll where it loads, else NIO) unless chosen.
+   */
+  public IoTransport ioTransport() {
+    return ioTransport;
+  }
+
+  /**
    * gRPC sockets that may be handshaking at once (accepted, HTTP/2 preface and settings not yet
    * through); a socket beyond is closed at once.
    */
@@ -480,6 +491,8 @@ public final class ServerOptions {
         + historyRetention
         + ", grpcTransport="
         + grpcTransport
+        + ", io="
+        + ioTransport
         + ", tls="
         + tls()
         + ", auth="
@@ -514,6 +527,7 @@ public final class ServerOptions {
     private Duration httpHeaderTimeout = DEFAULT_HTTP_HEADER_TIMEOUT;
     private Duration grpcHandshakeTimeout = DEFAULT_GRPC_HANDSHAKE_TIMEOUT;
     private GrpcTransport grpcTransport = GrpcTransport.GRPC_JAVA;
+    private IoTransport ioTransport = IoTransport.AUTO;
     private int maxGrpcHandshakes = DEFAULT_MAX_GRPC_HANDSHAKES;
     private int maxGrpcHandshakesPerAddress = DEFAULT_MAX_GRPC_HANDSHAKES_PER_ADDRESS;
     private long minFreeDiskBytes = DEFAULT_MIN_FREE_DISK_BYTES;
@@ -679,6 +693,16 @@ public final class ServerOptions {
      */
     public Builder grpcTransport(String name) {
       return grpcTransport(GrpcTransport.parse(name));
+    }
+
+    public Builder ioTransport(IoTransport transport) {
+      this.ioTransport = Objects.requireNonNull(transport, "I/O transport");
+      return this;
+    }
+
+    /** The I/O transport as {@code --io} names it: {@code auto}, {@code epoll} or {@code nio}. */
+    public Builder ioTransport(String name) {
+      return ioTransport(IoTransport.parse(name));
     }
 
     public Builder maxGrpcHandshakes(int sockets) {

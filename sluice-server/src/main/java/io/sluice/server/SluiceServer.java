@@ -34,7 +34,9 @@ import io.sluice.server.protocol.grpc.Connection;
 import io.sluice.server.protocol.grpc.ConnectionRegistry;
 import io.sluice.server.protocol.grpc.GrpcServer;
 import io.sluice.server.protocol.grpc.IdleConnectionEjector;
+import io.sluice.server.protocol.grpc.IoTransport;
 import io.sluice.server.protocol.grpc.MessageCodec;
+import io.sluice.server.protocol.grpc.NettyIo;
 import io.sluice.server.protocol.grpc.RequestRouter;
 import io.sluice.server.protocol.http.HttpAccess;
 import io.sluice.server.protocol.http.HttpApiServer;
@@ -163,8 +165,10 @@ public final class SluiceServer implements AutoCloseable {
 
   private static SluiceServer start(
       ServerOptions options, ReplicatorFactory replication, Deque<AutoCloseable> started) {
-    // First, so a node missing from its own cluster list fails before anything starts.
+    // First, so a node missing from its own cluster list, or --io epoll where Netty cannot load
+    // it, fails before anything starts.
     ReplicationOptions replicationOptions = replicationOptions(options);
+    NettyIo io = NettyIo.choose(options.ioTransport());
     try {
       Files.createDirectories(options.dataDir());
     } catch (IOException e) {
@@ -219,6 +223,7 @@ public final class SluiceServer implements AutoCloseable {
     GrpcPort grpc =
         grpcPort(
             options,
+            io,
             threads,
             clock,
             serving,
@@ -484,6 +489,7 @@ public final class SluiceServer implements AutoCloseable {
   /** The gRPC port with each feature's handlers, and the watch on silent connections. */
   private static GrpcPort grpcPort(
       ServerOptions options,
+      NettyIo io,
       ServerThreads threads,
       ServerClock clock,
       BooleanSupplier serving,
@@ -509,6 +515,7 @@ public final class SluiceServer implements AutoCloseable {
     GrpcServer server =
         GrpcServer.start(
             options.grpcTransport(),
+            io,
             options.bindAddress(),
             options.grpcPort(),
             threads.eventLoops,
@@ -734,6 +741,11 @@ public final class SluiceServer implements AutoCloseable {
 
   public int grpcPort() {
     return grpc.port();
+  }
+
+  /** The I/O transport the gRPC port runs on: epoll or NIO (what {@code --io auto} chose). */
+  public IoTransport grpcIo() {
+    return grpc.io().transport();
   }
 
   public String httpAddress() {

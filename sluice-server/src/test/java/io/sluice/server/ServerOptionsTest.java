@@ -3,6 +3,7 @@ package io.sluice.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.sluice.server.protocol.grpc.IoTransport;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
@@ -14,6 +15,18 @@ class ServerOptionsTest {
     assertThat(options.bindAddress()).isEqualTo("127.0.0.1");
     assertThat(options.httpPort()).isEqualTo(8848);
     assertThat(options.dataDir()).isEqualTo(Path.of("data"));
+  }
+
+  @Test
+  void choosesTheIoTransportAutomaticallyUnlessNamed() {
+    assertThat(ServerOptions.builder().build().ioTransport()).isEqualTo(IoTransport.AUTO);
+    assertThat(ServerOptions.builder().ioTransport("nio").build().ioTransport())
+        .isEqualTo(IoTransport.NIO);
+    assertThat(ServerOptions.builder().ioTransport("epoll").build().toString())
+        .contains("io=epoll");
+    assertThatThrownBy(() -> ServerOptions.builder().ioTransport("select"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("one of: auto, epoll, nio");
   }
 
   @Test

@@ -181,6 +181,15 @@ final class ServerCommand implements Callable<Integer> {
   String grpcTransport;
 
   @Option(
+      names = "--io",
+      paramLabel = "NAME",
+      description =
+          "What carries the gRPC port's sockets: auto (default: Netty's native epoll where it"
+              + " loads, on Linux x86-64; Java NIO elsewhere), epoll (refuses to start where it"
+              + " does not load) or nio.")
+  String io;
+
+  @Option(
       names = "--max-logins-per-minute",
       paramLabel = "N",
       description =
@@ -286,6 +295,9 @@ final class ServerCommand implements Callable<Integer> {
       }
       if (grpcTransport != null) {
         builder.grpcTransport(grpcTransport);
+      }
+      if (io != null) {
+        builder.ioTransport(io);
       }
       if (maxLoginsPerMinute != null) {
         builder.maxLoginsPerMinute(maxLoginsPerMinute);

@@ -97,6 +97,16 @@ class SluiceCommandTest {
   }
 
   @Test
+  void refusesAnUnknownIoTransportNamingTheChoicesBeforeStarting() {
+    assertTimeoutPreemptively(
+        Duration.ofSeconds(30),
+        () ->
+            assertThat(refused("--io", "kqueue"))
+                .contains("unknown I/O transport 'kqueue' for --io; one of: auto, epoll, nio"));
+    assertThat(execute("server", "--help").out).contains("--io=NAME");
+  }
+
+  @Test
   void rejectsAnUnknownOptionWithAUsageMessage() {
     Run run = execute("server", "--prot", "1");
 

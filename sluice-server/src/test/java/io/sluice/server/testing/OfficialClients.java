@@ -41,7 +41,8 @@ public final class OfficialClients implements AutoCloseable {
             options.apply(
                 ServerOptions.builder()
                     .dataDir(dataDir)
-                    .grpcTransport(GrpcTransportUnderTest.get())));
+                    .grpcTransport(GrpcTransportUnderTest.get())
+                    .ioTransport(GrpcTransportUnderTest.io())));
     if (!server.awaitReady(30, TimeUnit.SECONDS)) {
       server.close();
       throw new IllegalStateException("the server did not become ready within 30 s");

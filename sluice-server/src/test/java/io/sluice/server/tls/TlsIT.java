@@ -122,7 +122,8 @@ class TlsIT {
                 .tls(CERT, KEY)
                 .authMode(ServerOptions.AuthMode.ON)
                 .initialAdminPassword("admin-secret-1")
-                .grpcTransport(GrpcTransportUnderTest.get()))) {
+                .grpcTransport(GrpcTransportUnderTest.get())
+                .ioTransport(GrpcTransportUnderTest.io()))) {
       assertThat(secured.awaitReady(30, TimeUnit.SECONDS)).isTrue();
 
       // Both clients at once: each is a JVM of its own that mostly waits on the server.

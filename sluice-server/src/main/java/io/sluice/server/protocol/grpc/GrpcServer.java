@@ -11,9 +11,10 @@ import io.grpc.ServerTransportFilter;
 import io.grpc.Status;
 import io.grpc.netty.GrpcSslContexts;
 import io.grpc.netty.NettyServerBuilder;
+import io.netty.channel.ChannelFactory;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.ServerChannel;
 import io.netty.handler.ssl.SslContext;
 import io.sluice.server.clock.ServerClock;
 import io.sluice.server.protocol.ClientFaultLog;
@@ -36,7 +37,9 @@ import org.slf4j.LoggerFactory;
  * NacosCalls}'s, the same for both transports.
  *
  * <p>Calls run directly on the Netty event loops: handlers do CPU work only, so no thread hop is
- * needed. A connection's identity is its transport, assigned when its HTTP/2 handshake is done.
+ * needed. The loops and the listening channel are of the {@link NettyIo} chosen at start (native
+ * epoll or NIO); everything above them is the same on both. A connection's identity is its
+ * transport, assigned when its HTTP/2 handshake is done.
  */
 public final class GrpcServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(GrpcServer.class);
@@ -51,6 +54,7 @@ public final class GrpcServer implements AutoCloseable {
   }
 
   private final Listening listening;
+  private final NettyIo io;
   private final EventLoopGroup boss;
   private final EventLoopGroup workers;
   private final HandshakeGate gate;
@@ -58,11 +62,13 @@ public final class GrpcServer implements AutoCloseable {
 
   private GrpcServer(
       Listening listening,
+      NettyIo io,
       EventLoopGroup boss,
       EventLoopGroup workers,
       HandshakeGate gate,
       ServerClock clock) {
     this.listening = listening;
+    this.io = io;
     this.boss = boss;
     this.workers = workers;
     this.gate = gate;
@@ -73,6 +79,7 @@ public final class GrpcServer implements AutoCloseable {
    * Starts listening.
    *
    * @param transport which HTTP/2 implementation serves the port
+   * @param io the I/O transport its sockets and event loops run on
    * @param ready false while the server is starting: requests are then answered with error 300 and
    *     clients retry
    * @param tlsCertificate the PEM certificate to serve TLS with, or null for plaintext
@@ -86,6 +93,7 @@ public final class GrpcServer implements AutoCloseable {
    */
   public static GrpcServer start(
       GrpcTransport transport,
+      NettyIo io,
       String host,
       int port,
       int eventLoops,
@@ -107,8 +115,9 @@ public final class GrpcServer implements AutoCloseable {
     HandshakeGate gate =
         new HandshakeGate(
             maxHandshakes, maxHandshakesPerAddress, registry.maxConnections(), faults);
-    EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-    EventLoopGroup workers = new MultiThreadIoEventLoopGroup(eventLoops, NioIoHandler.newFactory());
+    EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, io.handlers());
+    EventLoopGroup workers = new MultiThreadIoEventLoopGroup(eventLoops, io.handlers());
+    ChannelFactory<ServerChannel> serverChannels = () -> gate.guard(io.newServerChannel());
     try {
       SslContext tls = tlsCertificate == null ? null : tls(tlsCertificate, tlsPrivateKey);
       InetSocketAddress address = new InetSocketAddress(host, port);
@@ -119,6 +128,7 @@ public final class GrpcServer implements AutoCloseable {
                     address,
                     boss,
                     workers,
+                    serverChannels,
                     tls,
                     gate,
                     calls,
@@ -132,6 +142,7 @@ public final class GrpcServer implements AutoCloseable {
                   address,
                   boss,
                   workers,
+                  serverChannels,
                   tls,
                   gate,
                   calls,
@@ -140,7 +151,8 @@ public final class GrpcServer implements AutoCloseable {
                   clock);
             }
           };
-      return new GrpcServer(listening, boss, workers, gate, clock);
+      log.info("gRPC port {}:{}: {} on {}", host, listening.port(), transport, io.describe());
+      return new GrpcServer(listening, io, boss, workers, gate, clock);
     } catch (RuntimeException e) {
       boss.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
       workers.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
@@ -162,6 +174,7 @@ public final class GrpcServer implements AutoCloseable {
       InetSocketAddress address,
       EventLoopGroup boss,
       EventLoopGroup workers,
+      ChannelFactory<ServerChannel> serverChannels,
       SslContext tls,
       HandshakeGate gate,
       NacosCalls calls,
@@ -181,7 +194,7 @@ public final class GrpcServer implements AutoCloseable {
     }
     Server server =
         builder
-            .channelFactory(gate::serverChannel)
+            .channelFactory(serverChannels)
             .bossEventLoopGroup(boss)
             .workerEventLoopGroup(workers)
             .directExecutor()
@@ -226,6 +239,16 @@ public final class GrpcServer implements AutoCloseable {
 
   public int port() {
     return listening.port();
+  }
+
+  /** The I/O transport the port runs on. */
+  public NettyIo io() {
+    return io;
+  }
+
+  /** The listening channel: an epoll or NIO server socket, as {@link #io()} says. */
+  ServerChannel listeningChannel() {
+    return gate.guarded();
   }
 
   /** Sockets accepted and not yet through their HTTP/2 handshake. */

@@ -4,7 +4,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.ServerChannel;
 import io.sluice.server.protocol.ClientFaultLog;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -23,10 +23,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * the rate-limited {@link ClientFaultLog}. Pending sockets that stay silent are closed by gRPC's
  * handshake timeout, which frees their place.
  *
- * <p>Sockets are counted where the server channel accepts them ({@link #serverChannel()}, ahead of
- * Netty's acceptor), moved to established when gRPC reports the transport ready ({@link
- * #handshaked}, from a transport filter, which knows the transport by its addresses only), and
- * uncounted when they close.
+ * <p>Sockets are counted where the server channel accepts them ({@link #guard}, ahead of Netty's
+ * acceptor, on NIO and native epoll alike), moved to established when gRPC reports the transport
+ * ready ({@link #handshaked}, from a transport filter, which knows the transport by its addresses
+ * only), and uncounted when they close.
  *
  * <p>Concurrency: accepts run on the one boss thread, handshakes and closes on the socket's event
  * loop; the counts are atomic and a socket's own state ({@link Admitted#established}) is only
@@ -42,6 +42,9 @@ final class HandshakeGate {
 
   /** Pending sockets per source address; an address leaves the map when it has none. */
   private final Map<InetAddress, AtomicInteger> pendingBySource = new ConcurrentHashMap<>();
+
+  /** The listening channel whose accepts pass here: set when the port binds, read by any. */
+  private volatile ServerChannel guarded;
 
   /** Every admitted open socket, by its two ends (what a transport filter can see of it). */
   private final Map<Ends, Admitted> open = new ConcurrentHashMap<>();
@@ -77,12 +80,20 @@ final class HandshakeGate {
     return established.get();
   }
 
-  /** A server socket channel whose accepted sockets pass this gate before gRPC gets them. */
-  NioServerSocketChannel serverChannel() {
-    NioServerSocketChannel channel = new NioServerSocketChannel();
+  /**
+   * Makes {@code channel}, a listening channel not yet registered, pass the sockets it accepts
+   * through this gate before gRPC gets them; returns it.
+   */
+  <C extends ServerChannel> C guard(C channel) {
     // Added now, ahead of the acceptor that ServerBootstrap appends at registration.
     channel.pipeline().addLast(new AcceptHandler());
+    guarded = channel;
     return channel;
+  }
+
+  /** The listening channel last given to {@link #guard}, or null before the port binds. */
+  ServerChannel guarded() {
+    return guarded;
   }
 
   /** Called when gRPC reports the transport between these addresses handshaked. */

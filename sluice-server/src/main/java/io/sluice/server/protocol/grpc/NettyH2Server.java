@@ -8,10 +8,10 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.ServerChannel;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslHandler;
@@ -60,6 +60,7 @@ final class NettyH2Server implements GrpcServer.Listening {
       InetSocketAddress address,
       EventLoopGroup boss,
       EventLoopGroup workers,
+      ChannelFactory<ServerChannel> serverChannels,
       SslContext tls,
       HandshakeGate gate,
       NacosCalls calls,
@@ -70,7 +71,7 @@ final class NettyH2Server implements GrpcServer.Listening {
     ServerBootstrap bootstrap =
         new ServerBootstrap()
             .group(boss, workers)
-            .channelFactory((ChannelFactory<NioServerSocketChannel>) gate::serverChannel)
+            .channelFactory(serverChannels)
             .childOption(ChannelOption.TCP_NODELAY, true)
             .childOption(ChannelOption.SO_KEEPALIVE, true)
             .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, WRITE_BUFFER)

@@ -63,7 +63,10 @@ class GrpcCoreClientIT {
         .isZero();
     server =
         FreePorts.startServer(
-            ServerOptions.builder().dataDir(dataDir).grpcTransport(GrpcTransportUnderTest.get()));
+            ServerOptions.builder()
+                .dataDir(dataDir)
+                .grpcTransport(GrpcTransportUnderTest.get())
+                .ioTransport(GrpcTransportUnderTest.io()));
     assertThat(server.awaitReady(30, TimeUnit.SECONDS)).isTrue();
   }
 

@@ -59,7 +59,8 @@ class GrpcHostileInputIT {
             ServerOptions.builder()
                 .dataDir(dataDir)
                 .maxContentBytes(MAX_CONTENT_BYTES)
-                .grpcTransport(GrpcTransportUnderTest.get()));
+                .grpcTransport(GrpcTransportUnderTest.get())
+                .ioTransport(GrpcTransportUnderTest.io()));
     assertThat(server.awaitReady(30, TimeUnit.SECONDS)).isTrue();
   }
 

@@ -27,6 +27,7 @@ class GrpcJavaAnswerTest {
     server =
         GrpcServer.start(
             GrpcTransport.GRPC_JAVA,
+            NettyIo.choose(IoTransport.AUTO),
             "127.0.0.1",
             0,
             1,

@@ -44,7 +44,8 @@ class GrpcProtocolIT {
                 .connectionIdleTimeout(Duration.ofSeconds(1))
                 .connectionProbeTimeout(Duration.ofSeconds(1))
                 .pushAckTimeout(Duration.ofMillis(500))
-                .grpcTransport(GrpcTransportUnderTest.get()));
+                .grpcTransport(GrpcTransportUnderTest.get())
+                .ioTransport(GrpcTransportUnderTest.io()));
     assertThat(server.awaitReady(30, TimeUnit.SECONDS)).isTrue();
   }
 
