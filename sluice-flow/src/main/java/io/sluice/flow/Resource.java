@@ -54,37 +54,27 @@ public final class Resource {
 
   /** Decides on a call with no origin, entrance or parameter. */
   public long tryAcquire() {
-    return governed
-        ? node().acquire(registry, inbound, null, null, null, null, null, null)
-        : Permit.UNGOVERNED;
+    return acquire(null, null, null, null, null, null);
   }
 
   /** Decides on a call from {@code origin}. */
   public long tryAcquire(String origin) {
-    return governed
-        ? node().acquire(registry, inbound, origin, null, null, null, null, null)
-        : Permit.UNGOVERNED;
+    return acquire(origin, null, null, null, null, null);
   }
 
   /** Decides on a call from {@code origin} with hot-parameter argument {@code param}. */
   public long tryAcquire(String origin, Object param) {
-    return governed
-        ? node().acquire(registry, inbound, origin, null, param, null, null, null)
-        : Permit.UNGOVERNED;
+    return acquire(origin, null, param, null, null, null);
   }
 
   /** Decides on a call from {@code origin} that came through {@code entrance}. */
   public long tryAcquire(String origin, String entrance, Object param) {
-    return governed
-        ? node().acquire(registry, inbound, origin, entrance, param, null, null, null)
-        : Permit.UNGOVERNED;
+    return acquire(origin, entrance, param, null, null, null);
   }
 
   /** Decides on a call whose arguments are {@code args} (for any {@code paramIdx}). */
   public long tryAcquireArgs(String origin, String entrance, Object[] args) {
-    return governed
-        ? node().acquire(registry, inbound, origin, entrance, null, args, null, null)
-        : Permit.UNGOVERNED;
+    return acquire(origin, entrance, null, args, null, null);
   }
 
   /**
@@ -95,8 +85,22 @@ public final class Resource {
    */
   public long tryAcquire(
       String origin, String entrance, Object[] args, CallAttributes attributes, Object call) {
+    return acquire(origin, entrance, null, args, attributes, call);
+  }
+
+  /**
+   * Every {@code tryAcquire} comes here: a handle whose resource nothing governs in its direction
+   * answers {@link Permit#UNGOVERNED} without reading its node or guard (see {@link #governed}).
+   */
+  private long acquire(
+      String origin,
+      String entrance,
+      Object param,
+      Object[] args,
+      CallAttributes attributes,
+      Object call) {
     return governed
-        ? node().acquire(registry, inbound, origin, entrance, null, args, attributes, call)
+        ? node().acquire(registry, inbound, origin, entrance, param, args, attributes, call)
         : Permit.UNGOVERNED;
   }
 
