@@ -24,6 +24,10 @@ public final class LaneGovernance {
   private final AgentLog log;
   private final LaneRouter<Object> router = new LaneRouter<>(ServiceInstanceTags::tagOf);
   private final LaneRouter<Object> dubboRouter;
+  private final DubboLaneSplits dubboSplits;
+  // False only where DubboAdviceColdBenchmark sets it (by reflection) to time the pick the way it
+  // went before the per-directory splits: through the split table keyed by the provider list.
+  boolean splitsByDirectory = true;
   private final RequestReaders readers;
   private final LoadBalancerCaches loadBalancerCaches;
   private final java.util.concurrent.atomic.AtomicBoolean copyingDirectoryReported =
@@ -50,6 +54,7 @@ public final class LaneGovernance {
       LaneRouter.InstanceTags<Object> dubboTags,
       AgentLog log) {
     this.dubboRouter = new LaneRouter<>(dubboTags);
+    this.dubboSplits = new DubboLaneSplits(dubboRouter);
     this.instanceLane = instanceLane;
     this.readers = readers;
     this.log = log;
@@ -101,15 +106,31 @@ public final class LaneGovernance {
   /**
    * The Dubbo providers a call in the current context may go to, among those Dubbo's own routers
    * left ({@code routed}, a subset of the providers of the consumer's {@code directory}). The split
-   * of the directory's list by tag is precomputed per list ({@link DubboDirectories} reads it
-   * without copying); a call only looks it up, and returns {@code routed} itself when no provider
-   * has a tag. Only when Dubbo's routers narrowed the list (its tag or condition routers, a
-   * disabled provider) is the lane's share of it collected per call.
+   * of the directory's providers by tag is made when they change and found from the directory
+   * ({@link DubboLaneSplits}); a call returns {@code routed} itself when no provider has a tag, and
+   * the split's list for its lane when Dubbo's routers kept every provider. Only when they narrowed
+   * the list (its tag or condition routers, a disabled provider) is the lane's share of it
+   * collected per call.
    */
   List<?> laneInvokers(List<?> routed, Object directory) {
     if (routed == null || routed.isEmpty()) {
       return routed;
     }
+    LaneRouter.Partition<Object> split = splitsByDirectory ? dubboSplits.of(directory) : null;
+    if (split == null) {
+      return laneInvokersByList(routed, directory);
+    }
+    if (split.untouched()) {
+      return routed;
+    }
+    return pick(routed, split, split.size(), routedTag());
+  }
+
+  /**
+   * {@link #laneInvokers} for a directory whose providers {@link DubboLaneSplits} cannot read: the
+   * list is read through {@link DubboDirectories} and its split looked up by its identity.
+   */
+  private List<?> laneInvokersByList(List<?> routed, Object directory) {
     List<?> all = DubboDirectories.providersOf(directory);
     if (all == null || all.isEmpty()) {
       return routed;
@@ -130,18 +151,27 @@ public final class LaneGovernance {
     if (routed == null || routed.isEmpty() || all == null || all.isEmpty()) {
       return routed;
     }
-    List<Object> everyone = (List<Object>) all;
-    String tag = routedTag();
-    List<Object> selected = dubboRouter.select(everyone, tag);
-    if (selected == everyone) {
+    LaneRouter.Partition<Object> split = dubboRouter.partitionOf((List<Object>) all);
+    if (split.untouched()) {
       return routed;
     }
-    if (routed.size() == all.size()) {
+    return pick(routed, split, all.size(), routedTag());
+  }
+
+  /**
+   * The providers among {@code routed} a call tagged {@code tag} may go to, given the split of all
+   * the directory's {@code providers} providers (some of which have a tag): the lane's, else the
+   * base ones; an untagged call only ever the base ones.
+   */
+  private static List<?> pick(
+      List<?> routed, LaneRouter.Partition<Object> split, int providers, String tag) {
+    List<Object> selected = split.select(tag);
+    if (routed.size() == providers) {
       return selected;
     }
     List<Object> narrowed = retained(selected, routed);
     if (narrowed.isEmpty() && tag != null) {
-      narrowed = retained(dubboRouter.select(everyone, null), routed);
+      narrowed = retained(split.base(), routed);
     }
     return narrowed;
   }

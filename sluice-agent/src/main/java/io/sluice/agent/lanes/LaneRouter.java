@@ -48,7 +48,16 @@ public final class LaneRouter<T> {
     return partitionOf(instances).select(tag);
   }
 
-  Partition<T> partitionOf(List<T> instances) {
+  /**
+   * {@code instances} split by tag, computed now (not looked up): for a caller that keeps the split
+   * itself and knows when the list changes.
+   */
+  public Partition<T> split(List<T> instances) {
+    return Partition.of(instances, tags);
+  }
+
+  /** {@code instances} split by tag, looked up by the list's identity (split on first sight). */
+  public Partition<T> partitionOf(List<T> instances) {
     int slot = System.identityHashCode(instances) & (SLOTS - 1);
     Partition<T> first = table.get(slot);
     if (first != null && first.source == instances) {
@@ -65,13 +74,15 @@ public final class LaneRouter<T> {
   }
 
   /** One instance list split by tag. Immutable. */
-  static final class Partition<T> {
+  public static final class Partition<T> {
     final List<T> source;
     final List<T> base;
     final Map<String, List<T>> byTag;
+    final int size;
 
     private Partition(List<T> source, List<T> base, Map<String, List<T>> byTag) {
       this.source = source;
+      this.size = source.size();
       this.base = base;
       this.byTag = byTag;
     }
@@ -98,7 +109,31 @@ public final class LaneRouter<T> {
       return new Partition<>(instances, List.copyOf(base), Map.copyOf(frozen));
     }
 
-    List<T> select(String tag) {
+    /** The list that was split. */
+    public List<T> source() {
+      return source;
+    }
+
+    /** How many instances the list held when it was split (lists are replaced, not changed). */
+    public int size() {
+      return size;
+    }
+
+    /** The instances without a tag ({@link #source} itself when no instance has one). */
+    public List<T> base() {
+      return base;
+    }
+
+    /** Whether no instance has a tag (and none is null): the split is the list itself. */
+    public boolean untouched() {
+      return base == source;
+    }
+
+    /**
+     * The instances a call tagged {@code tag} (null: untagged) may go to: its lane's, else the
+     * base.
+     */
+    public List<T> select(String tag) {
       if (tag == null || byTag.isEmpty()) {
         return base;
       }

@@ -77,6 +77,14 @@ public class DubboAdviceBenchmark {
   @Param({"none", "demo"})
   public String rules;
 
+  /**
+   * How the consumer's lane pick finds the split of the directory's providers: {@code directory}
+   * (found from the directory, as the agent does) or {@code list} (looked up by the provider list's
+   * identity, as before; for comparison: {@code -p lanePick=directory,list}).
+   */
+  @Param({"directory"})
+  public String lanePick = "directory";
+
   /** The registry's clock; {@link DubboAdviceColdBenchmark} sets its own. */
   Ticker ticker = Ticker.system();
 
@@ -104,6 +112,9 @@ public class DubboAdviceBenchmark {
             new LaneGovernance(null, log),
             log);
     governor.applicationNamed("a");
+    if (lanePick.equals("list")) {
+      pickByList(governor);
+    }
     boolean demo = rules.equals("demo");
     List<Invoker<BService>> providers = new ArrayList<>();
     providers.add(new BenchInvoker("10.0.0.2", null));
@@ -295,6 +306,20 @@ public class DubboAdviceBenchmark {
       governor.rpcRelease(call, service, method, null);
     }
     return method;
+  }
+
+  /**
+   * Sends {@code governor}'s lane picks the way they went before the per-directory splits: the
+   * directory's list read through a method handle found per class, its split looked up by the
+   * list's identity. The switch is the agent's, private; set here by reflection, once.
+   */
+  static void pickByList(FlowGovernor governor) throws ReflectiveOperationException {
+    java.lang.reflect.Field lanes = FlowGovernor.class.getDeclaredField("lanes");
+    lanes.setAccessible(true);
+    Object laneGovernance = lanes.get(governor);
+    java.lang.reflect.Field splits = LaneGovernance.class.getDeclaredField("splitsByDirectory");
+    splits.setAccessible(true);
+    splits.setBoolean(laneGovernance, false);
   }
 
   /** A provider as a consumer's directory holds it: its URL (with its lane, if any). */

@@ -68,6 +68,11 @@ import org.openjdk.jmh.runner.IterationType;
  *       two more governors set up alike; the second's interface resource (no rule) is sent the old
  *       way, through its node and guard, instead of answering at its handle. The copy is the A/A
  *       control: how much two identical governors differ by where their objects lie.
+ *   <li>{@code consumerByList}, {@code consumerGrayByList} and {@code onlyLaneInvokersByList}: the
+ *       consumer call (untagged, gray) and the gray lane pick alone on a fourth governor whose pick
+ *       goes the way it went before the per-directory splits (the directory's list read through a
+ *       method handle found per class, its split looked up by the list's identity), against {@code
+ *       consumerCopy}, {@code consumerGrayCopy} and {@code onlyLaneInvokers}.
  *   <li>{@code providerCodeWarm}: the provider call after the same call on a twin governor (other
  *       objects, same code and classes) ran between the sweep and the timer, so only this
  *       governor's own objects are cold; the whole minus this is what code and shared data cost.
@@ -115,6 +120,10 @@ public class DubboAdviceColdBenchmark {
     "providerSlowExit",
     "consumerCopy",
     "consumerSlowExit",
+    "consumerGrayCopy",
+    "consumerByList",
+    "consumerGrayByList",
+    "onlyLaneInvokersByList",
   };
 
   private static final int CONTEXT = 1;
@@ -143,6 +152,7 @@ public class DubboAdviceColdBenchmark {
   private final DubboAdviceBenchmark ungoverned = new DubboAdviceBenchmark();
   private final DubboAdviceBenchmark copy = new DubboAdviceBenchmark();
   private final DubboAdviceBenchmark slowExit = new DubboAdviceBenchmark();
+  private final DubboAdviceBenchmark byList = new DubboAdviceBenchmark();
   private final long[] clock = new long[1];
   private final long[] twinClock = new long[1];
   private FlowGovernor governor;
@@ -177,7 +187,8 @@ public class DubboAdviceColdBenchmark {
     ungoverned.rules = "none";
     ungoverned.ticker = calls.ticker;
     ungoverned.setUp();
-    for (DubboAdviceBenchmark same : new DubboAdviceBenchmark[] {copy, slowExit}) {
+    byList.lanePick = "list";
+    for (DubboAdviceBenchmark same : new DubboAdviceBenchmark[] {copy, slowExit, byList}) {
       same.rules = rules;
       same.ticker = calls.ticker;
       same.setUp();
@@ -226,6 +237,8 @@ public class DubboAdviceColdBenchmark {
   @TearDown(Level.Trial)
   public void report() {
     calls.check();
+    copy.check();
+    byList.check();
     SluiceContext.restore(null);
     long base = percentile(0, 0.5);
     StringBuilder out = new StringBuilder();
@@ -362,7 +375,7 @@ public class DubboAdviceColdBenchmark {
       case 21:
         return consume(sink, consumerSteps(calls.untaggedRequest, METHOD));
       case 22:
-        return consume(sink, laneInvokers());
+        return consume(sink, laneInvokers(calls));
       case 23:
         return copy.providerUntagged();
       case 24:
@@ -371,6 +384,14 @@ public class DubboAdviceColdBenchmark {
         return consume(sink, copy.consumerUntagged());
       case 26:
         return consume(sink, slowExit.consumerUntagged());
+      case 27:
+        return consume(sink, copy.consumerGray());
+      case 28:
+        return consume(sink, byList.consumerUntagged());
+      case 29:
+        return consume(sink, byList.consumerGray());
+      case 30:
+        return consume(sink, laneInvokers(byList));
       default:
         throw new IllegalStateException("variant " + variant);
     }
@@ -413,10 +434,10 @@ public class DubboAdviceColdBenchmark {
     return 0;
   }
 
-  private Object laneInvokers() {
-    SluiceContext previous = SluiceContext.replace(calls.grayRequest);
+  private static Object laneInvokers(DubboAdviceBenchmark fixture) {
+    SluiceContext previous = SluiceContext.replace(fixture.grayRequest);
     try {
-      return governor.rpcLaneInvokers(calls.routed, calls.directory);
+      return fixture.governor.rpcLaneInvokers(fixture.routed, fixture.directory);
     } finally {
       SluiceContext.restore(previous);
     }
