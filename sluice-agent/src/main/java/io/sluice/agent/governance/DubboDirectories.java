@@ -7,8 +7,8 @@ import java.util.List;
 
 /**
  * Reads a Dubbo consumer's provider list from its {@code Directory} as one object that stays the
- * same until the registry changes the providers, which the lane router's precomputed split needs
- * (it is keyed by the list's identity).
+ * same until the registry changes the providers, for the lane split of a directory that {@link
+ * DubboLaneSplits} cannot read (which looks the split up by the list's identity).
  *
  * <p>Dubbo's public accessors ({@code Directory.getAllInvokers()}, {@code
  * AbstractDirectory.getInvokers()}) return a fresh copy on every call in 3.2 and 3.3, which would
