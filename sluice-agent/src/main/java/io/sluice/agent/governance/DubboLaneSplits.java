@@ -11,9 +11,9 @@ import java.util.List;
  * The lane split of each Dubbo consumer directory's providers, found from the directory itself: a
  * call reads the directory's own provider list (Dubbo's {@code AbstractDirectory.invokers}, which
  * it replaces whole when the registry changes the providers) and compares it with the list the
- * split was made of. The same list: the split is current, and the call's pick is one field read.
- * Another list: the split is made again (and kept) before it is used, so a split of a previous
- * provider list is never used.
+ * split was made of. The same list: the split is current, and the call uses it as it is. Another
+ * list: the split is made again (and kept) before it is used, so a split of a previous provider
+ * list is never used.
  *
  * <p>Per call this costs a probe of a small table indexed by the directory's identity hash, the
  * entry, and the directory's field, read at an offset found once per directory class (with {@code
@@ -25,8 +25,8 @@ import java.util.List;
  *
  * <p>Concurrency and memory: entries are immutable and published with release/acquire; racing
  * threads make the same split and the last write wins. An entry holds its directory weakly and its
- * provider lists strongly, until its slot is reused; the table has {@link #SLOTS} slots, two per
- * directory, so what is held is bounded.
+ * provider lists strongly, until its slot is reused; the table has {@link #SLOTS} slots (two
+ * candidates per directory), so what is held is bounded.
  */
 final class DubboLaneSplits {
   static final int SLOTS = 128;
