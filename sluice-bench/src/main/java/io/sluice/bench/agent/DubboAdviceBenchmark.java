@@ -311,7 +311,7 @@ public class DubboAdviceBenchmark {
   /**
    * Sends {@code governor}'s lane picks the way they went before the per-directory splits: the
    * directory's list read through a method handle found per class, its split looked up by the
-   * list's identity. The switch is the agent's, private; set here by reflection, once.
+   * list's identity. The switch is the agent's (package-private); set here by reflection, once.
    */
   static void pickByList(FlowGovernor governor) throws ReflectiveOperationException {
     java.lang.reflect.Field lanes = FlowGovernor.class.getDeclaredField("lanes");
