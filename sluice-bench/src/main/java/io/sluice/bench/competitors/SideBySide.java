@@ -110,6 +110,16 @@ public final class SideBySide implements Callable<Integer> {
               + " fast server, was still compiling its hot paths after 45 s.")
   int settleMax;
 
+  @Option(
+      names = "--open-rate",
+      defaultValue = "0",
+      description =
+          "Drive config, register and query at this fixed rate (requests per second, open loop)"
+              + " instead of the closed loop, so both servers do the same work per second and their"
+              + " CPU is compared at equal throughput (default 0: closed loop). The push always"
+              + " runs at its churn rate.")
+  double openRate;
+
   @Option(names = "--server-cpus", defaultValue = "0", description = "taskset list for servers.")
   String serverCpus;
 
@@ -300,7 +310,7 @@ public final class SideBySide implements Callable<Integer> {
                 "--client",
                 client,
                 "--loop",
-                "closed",
+                openRate > 0 && !workload.equals("push") ? "open" : "closed",
                 "--duration",
                 Integer.toString(duration),
                 "--warmup",
@@ -310,6 +320,9 @@ public final class SideBySide implements Callable<Integer> {
                 "--out",
                 lines.toString()));
     command.addAll(workloadArgs(workload));
+    if (openRate > 0 && !workload.equals("push")) {
+      command.addAll(List.of("--rate", Double.toString(openRate)));
+    }
     if (smoke) {
       command.add("--smoke");
     }

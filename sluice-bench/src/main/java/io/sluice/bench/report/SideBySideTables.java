@@ -64,8 +64,8 @@ final class SideBySideTables {
         String.format(
             Locale.ROOT,
             "**%s**, run %s to %s (UTC): %d alternating rounds, each server started fresh per round"
-                + " and pinned to core 0 (`taskset -c 0`), the driver on core 1; closed loop (%s in"
-                + " flight over 4 connections) except the push (changes at a fixed rate, 1,000"
+                + " and pinned to core 0 (`taskset -c 0`), the driver on core 1; %s except the"
+                + " push (changes at a fixed rate, 1,000"
                 + " services, each changed once a second), %.0f s measured after the warm-up; 1-minute load average %.1f–%.1f during the"
                 + " runs (the 2-core machine is shared). Figures per server-CPU-second (user +"
                 + " system time of the server process over the window); medians over the rounds,"
@@ -75,7 +75,7 @@ final class SideBySideTables {
             times.first(),
             times.last(),
             rounds.size(),
-            text(any, "load").replace("closed/", ""),
+            loopText(text(any, "load")),
             num(any, "seconds"),
             loadMin,
             loadMax);
@@ -255,5 +255,14 @@ final class SideBySideTables {
   static double num(JsonNode r, String field) {
     JsonNode v = r.get(field);
     return v == null || v.isNull() || !v.isNumber() ? Double.NaN : v.asDouble();
+  }
+
+  /** How the closed-loop workloads were driven, from a result's {@code load} field. */
+  static String loopText(String load) {
+    if (load.startsWith("open/")) {
+      return "open loop at a fixed " + load.substring("open/".length()) + " requests (the same work per"
+          + " second for both servers)";
+    }
+    return "closed loop (" + load.replace("closed/", "") + " in flight over 4 connections)";
   }
 }
