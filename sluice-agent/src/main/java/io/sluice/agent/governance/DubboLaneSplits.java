@@ -21,7 +21,8 @@ import java.util.List;
  * goes through several objects and a stub of its own on every call, which with cold caches cost a
  * few microseconds). The offset is used only on the very object the entry was made for, whose class
  * was checked then. A directory that is not an {@code AbstractDirectory}, or a JVM without {@code
- * Unsafe}, has no split here ({@link #of} returns null) and the caller splits by list.
+ * Unsafe} or on JDK 24 and later (where using it prints a warning), has no split here ({@link #of}
+ * returns null) and the caller splits by list: the cold saving is then lost, nothing else changes.
  *
  * <p>Concurrency and memory: entries are immutable and published with release/acquire; racing
  * threads make the same split and the last write wins. An entry holds its directory weakly and its
@@ -151,7 +152,15 @@ final class DubboLaneSplits {
     return -1;
   }
 
+  /**
+   * {@code Unsafe}, or null on JDK 24 and later: there its memory-access methods print a warning to
+   * the application's standard error on first use (JEP 498), which an agent must not cause; the
+   * caller then splits by list, as for any other directory.
+   */
   private static sun.misc.Unsafe unsafe() {
+    if (Runtime.version().feature() >= 24) {
+      return null;
+    }
     try {
       Field field = sun.misc.Unsafe.class.getDeclaredField("theUnsafe");
       field.setAccessible(true);
