@@ -9,8 +9,9 @@ import java.util.zip.GZIPInputStream;
  * Reads a gRPC message sent with {@code grpc-encoding: gzip} (the compressed flag set) for the
  * {@link GrpcTransport#NETTY_H2} transport. What it inflates to is bounded: past {@code maxBytes}
  * it stops at once, keeps nothing and throws {@link InflatedTooLargeException}, so a small
- * "decompression bomb" costs at most {@code maxBytes} of inflating and one buffer of that size, the
- * same as an uncompressed message at the limit would.
+ * "decompression bomb" costs at most {@code maxBytes} of inflating and a buffer growing (by
+ * doubling) to that size, about what an uncompressed message at the limit costs. Allocates per
+ * message; only compressed messages come here.
  */
 final class GzipMessageDecoder {
   /** The one compressed encoding served, as {@code grpc-encoding} and the answer's accept list. */
