@@ -104,8 +104,8 @@ class GrpcHostileInputIT {
   }
 
   /**
-   * A gzip "bomb": about 100 bytes on the wire that inflate one byte past the message limit. The
-   * call fails with RESOURCE_EXHAUSTED, as one sent uncompressed at that size would.
+   * A gzip "bomb": a few hundred bytes on the wire that inflate one byte past the message limit.
+   * The call fails with RESOURCE_EXHAUSTED, as one sent uncompressed at that size would.
    */
   @Test
   void refusesAGzipMessageThatInflatesAboveTheLimitAndKeepsServing() {
