@@ -138,6 +138,20 @@ class GrpcHostileInputIT {
     assertStillServing();
   }
 
+  /** The compressed flag on a call without {@code grpc-encoding}: nothing to read it by. */
+  @Test
+  void failsACompressedMessageOnACallWithoutAnEncodingWithInternal() throws Exception {
+    try (RawHttp2 raw = new RawHttp2(server.grpcPort())) {
+      raw.headers(1, "/Request/request", false);
+      byte[] check = serverCheck();
+      ByteBuf whole = Unpooled.buffer();
+      whole.writeByte(1).writeInt(check.length).writeBytes(check);
+      raw.data(1, whole, true);
+      assertThat(raw.grpcStatusOf(1)).isEqualTo("13");
+    }
+    assertStillServing();
+  }
+
   @Test
   void closesAConnectionThatSpeaksGarbageInsteadOfHttp2() throws Exception {
     try (Socket socket = new Socket("127.0.0.1", server.grpcPort())) {
