@@ -42,6 +42,12 @@ public final class ServerOptions {
   public static final Duration DEFAULT_GRPC_HANDSHAKE_TIMEOUT = Duration.ofSeconds(10);
 
   /**
+   * netty-h2: it costs the server markedly less CPU per call than grpc-java with the official
+   * client (docs/performance.md); grpc-java stays selectable with {@code --grpc-transport}.
+   */
+  public static final GrpcTransport DEFAULT_GRPC_TRANSPORT = GrpcTransport.NETTY_H2;
+
+  /**
    * gRPC sockets handshaking at once: a handshake takes milliseconds, so this is far above what
    * clients need, even all reconnecting after a restart, and bounds the descriptors a flood of
    * silent sockets holds.
@@ -413,7 +419,7 @@ public final class ServerOptions {
   }
 
   /**
-   * Which HTTP/2 implementation serves the Nacos gRPC port; {@link GrpcTransport#GRPC_JAVA} unless
+   * Which HTTP/2 implementation serves the Nacos gRPC port; {@link #DEFAULT_GRPC_TRANSPORT} unless
    * chosen. Raft between cluster members uses grpc-java whatever this says.
    */
   public GrpcTransport grpcTransport() {
@@ -526,7 +532,7 @@ public final class ServerOptions {
     private Duration httpIdleTimeout = DEFAULT_HTTP_IDLE_TIMEOUT;
     private Duration httpHeaderTimeout = DEFAULT_HTTP_HEADER_TIMEOUT;
     private Duration grpcHandshakeTimeout = DEFAULT_GRPC_HANDSHAKE_TIMEOUT;
-    private GrpcTransport grpcTransport = GrpcTransport.GRPC_JAVA;
+    private GrpcTransport grpcTransport = DEFAULT_GRPC_TRANSPORT;
     private IoTransport ioTransport = IoTransport.AUTO;
     private int maxGrpcHandshakes = DEFAULT_MAX_GRPC_HANDSHAKES;
     private int maxGrpcHandshakesPerAddress = DEFAULT_MAX_GRPC_HANDSHAKES_PER_ADDRESS;

@@ -3,6 +3,7 @@ package io.sluice.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.sluice.server.protocol.grpc.GrpcTransport;
 import io.sluice.server.protocol.grpc.IoTransport;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -27,6 +28,14 @@ class ServerOptionsTest {
     assertThatThrownBy(() -> ServerOptions.builder().ioTransport("select"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("one of: auto, epoll, nio");
+  }
+
+  @Test
+  void servesTheGrpcPortWithNettyH2UnlessGrpcJavaIsNamed() {
+    assertThat(ServerOptions.builder().build().grpcTransport()).isEqualTo(GrpcTransport.NETTY_H2);
+    assertThat(ServerOptions.builder().grpcTransport("grpc-java").build().grpcTransport())
+        .isEqualTo(GrpcTransport.GRPC_JAVA);
+    assertThat(ServerOptions.builder().build().toString()).contains("grpcTransport=netty-h2");
   }
 
   @Test

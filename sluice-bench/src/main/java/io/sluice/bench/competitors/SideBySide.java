@@ -67,7 +67,7 @@ public final class SideBySide implements Callable<Integer> {
       names = "--sluice-arg",
       description =
           "One more argument for `bin/sluice server` (repeat it), e.g. --sluice-arg=--grpc-transport"
-              + " --sluice-arg=netty-h2; recorded with every result as sluiceArgs.")
+              + " --sluice-arg=grpc-java; recorded with every result as sluiceArgs.")
   List<String> sluiceArgs = new ArrayList<>();
 
   @Option(

@@ -176,8 +176,9 @@ final class ServerCommand implements Callable<Integer> {
       names = "--grpc-transport",
       paramLabel = "NAME",
       description =
-          "What serves the Nacos gRPC port: grpc-java (default) or netty-h2 (experimental: Netty's"
-              + " HTTP/2 codec with a handler for Nacos's two methods; see docs/operations.md).")
+          "What serves the Nacos gRPC port: netty-h2 (default: Netty's HTTP/2 codec with a handler"
+              + " for Nacos's two methods) or grpc-java (grpc-java's server); see"
+              + " docs/operations.md.")
   String grpcTransport;
 
   @Option(

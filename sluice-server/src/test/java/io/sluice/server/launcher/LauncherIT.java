@@ -61,7 +61,7 @@ class LauncherIT {
       assertThat(output.lines())
           .anyMatch(
               line ->
-                  line.contains("gRPC port 127.0.0.1:" + (port + 1000) + ": grpc-java on " + io));
+                  line.contains("gRPC port 127.0.0.1:" + (port + 1000) + ": netty-h2 on " + io));
 
       HttpResponse<String> readiness =
           HttpClient.newHttpClient()
@@ -117,7 +117,7 @@ class LauncherIT {
       assertThat(launched.output().lines())
           .anyMatch(
               line ->
-                  line.contains("grpc-java on Java NIO (--io auto: native epoll unavailable: ")
+                  line.contains("netty-h2 on Java NIO (--io auto: native epoll unavailable: ")
                       && line.contains("noNative"));
     } finally {
       launched.process().destroyForcibly().waitFor();

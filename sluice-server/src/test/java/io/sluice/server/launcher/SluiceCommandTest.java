@@ -93,7 +93,10 @@ class SluiceCommandTest {
         () ->
             assertThat(refused("--grpc-transport", "okhttp"))
                 .contains("unknown gRPC transport 'okhttp'; one of: grpc-java, netty-h2"));
-    assertThat(execute("server", "--help").out).contains("--grpc-transport");
+    assertThat(execute("server", "--help").out.replaceAll("\\s+", " "))
+        .contains("--grpc-transport=NAME")
+        .contains("netty-h2 (default:")
+        .contains("or grpc-java");
   }
 
   @Test

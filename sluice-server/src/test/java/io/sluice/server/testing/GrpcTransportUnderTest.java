@@ -1,17 +1,18 @@
 package io.sluice.server.testing;
 
+import io.sluice.server.ServerOptions;
 import io.sluice.server.protocol.grpc.GrpcTransport;
 import io.sluice.server.protocol.grpc.IoTransport;
 import java.util.List;
 
 /**
- * The gRPC transport the server's gRPC suites run against: grpc-java unless the system property
- * {@value #PROPERTY} names another ({@code -Dsluice.it.grpcTransport=netty-h2}). The Failsafe
- * execution {@code netty-h2} of this module sets it for a slice of the suites; any suite can be run
- * against either by hand. Servers started as processes ({@link ServerProcess}, so every cluster
- * node of {@link ClusterProcesses}) follow it too. Likewise the I/O transport under it: {@code
- * auto} (native epoll on Linux) unless {@value #IO_PROPERTY} names another ({@code
- * -Dsluice.it.io=nio}).
+ * The gRPC transport the server's gRPC suites run against: the server's default ({@link
+ * ServerOptions#DEFAULT_GRPC_TRANSPORT}, netty-h2) unless the system property {@value #PROPERTY}
+ * names another ({@code -Dsluice.it.grpcTransport=grpc-java}). The Failsafe execution {@code
+ * grpc-java} of this module sets it for a slice of the suites; any suite can be run against either
+ * by hand. Servers started as processes ({@link ServerProcess}, so every cluster node of {@link
+ * ClusterProcesses}) follow it too. Likewise the I/O transport under it: {@code auto} (native epoll
+ * on Linux) unless {@value #IO_PROPERTY} names another ({@code -Dsluice.it.io=nio}).
  */
 public final class GrpcTransportUnderTest {
   public static final String PROPERTY = "sluice.it.grpcTransport";
@@ -25,7 +26,7 @@ public final class GrpcTransportUnderTest {
 
   public static GrpcTransport get() {
     String name = System.getProperty(PROPERTY, "");
-    return name.isBlank() ? GrpcTransport.GRPC_JAVA : GrpcTransport.parse(name.trim());
+    return name.isBlank() ? ServerOptions.DEFAULT_GRPC_TRANSPORT : GrpcTransport.parse(name.trim());
   }
 
   public static IoTransport io() {

@@ -35,6 +35,10 @@ public final class NacosWireClient implements AutoCloseable {
   static final MethodDescriptor<Payload, Payload> BI_STREAM = NacosGrpcMethods.BI_STREAM;
 
   private final ManagedChannel channel;
+
+  /** For every call: {@link CallOptions#DEFAULT}, or with a compression chosen. */
+  private final CallOptions callOptions;
+
   private StreamObserver<Payload> stream;
   private final CompletableFuture<Void> setupAcknowledged = new CompletableFuture<>();
   private final CompletableFuture<Status> streamClosed = new CompletableFuture<>();
@@ -43,8 +47,9 @@ public final class NacosWireClient implements AutoCloseable {
   private boolean closed; // guarded by this
   private final Map<String, Long> answerDelayMillis = new ConcurrentHashMap<>();
 
-  private NacosWireClient(ManagedChannel channel) {
+  private NacosWireClient(ManagedChannel channel, CallOptions callOptions) {
     this.channel = channel;
+    this.callOptions = callOptions;
   }
 
   /**
@@ -79,13 +84,27 @@ public final class NacosWireClient implements AutoCloseable {
 
   /** A channel that has not done the handshake: only the unary call is usable. */
   public static NacosWireClient unregistered(String host, int grpcPort) {
+    return unregistered(host, grpcPort, CallOptions.DEFAULT);
+  }
+
+  private static NacosWireClient unregistered(String host, int grpcPort, CallOptions options) {
     return new NacosWireClient(
-        NettyChannelBuilder.forAddress(host, grpcPort).usePlaintext().build());
+        NettyChannelBuilder.forAddress(host, grpcPort).usePlaintext().build(), options);
   }
 
   /** Connects, checks the server, opens the stream and waits for the setup acknowledgement. */
   public static NacosWireClient connect(String host, int grpcPort, String module) throws Exception {
-    NacosWireClient client = unregistered(host, grpcPort);
+    return connect(host, grpcPort, module, CallOptions.DEFAULT);
+  }
+
+  /**
+   * As {@link #connect(String, int, String)}, every call (the stream included) made with {@code
+   * options}, e.g. {@code CallOptions.DEFAULT.withCompression("gzip")}: grpc-java then compresses
+   * each message it sends.
+   */
+  public static NacosWireClient connect(
+      String host, int grpcPort, String module, CallOptions options) throws Exception {
+    NacosWireClient client = unregistered(host, grpcPort, options);
     JsonNode check = client.request("ServerCheckRequest", "{}").get(10, TimeUnit.SECONDS);
     if (check.path("resultCode").asInt() != 200) {
       client.close();
@@ -99,7 +118,7 @@ public final class NacosWireClient implements AutoCloseable {
   private void openStream(String module) {
     stream =
         ClientCalls.asyncBidiStreamingCall(
-            channel.newCall(BI_STREAM, CallOptions.DEFAULT),
+            channel.newCall(BI_STREAM, callOptions),
             new StreamObserver<>() {
               @Override
               public void onNext(Payload payload) {
@@ -192,7 +211,7 @@ public final class NacosWireClient implements AutoCloseable {
   /** One unary request; completes with the JSON body of the response. */
   public CompletableFuture<JsonNode> request(String type, String json) {
     CompletableFuture<JsonNode> result = new CompletableFuture<>();
-    ClientCall<Payload, Payload> call = channel.newCall(UNARY, CallOptions.DEFAULT);
+    ClientCall<Payload, Payload> call = channel.newCall(UNARY, callOptions);
     ClientCalls.asyncUnaryCall(
         call,
         Payload.of(type, json.getBytes(StandardCharsets.UTF_8)),

@@ -134,22 +134,18 @@ public final class GrpcServer implements AutoCloseable {
                     calls,
                     maxMessageBytes,
                     handshakeTimeoutMillis);
-            case NETTY_H2 -> {
-              log.info(
-                  "gRPC port served by the experimental netty-h2 transport (--grpc-transport);"
-                      + " Raft between members stays on grpc-java");
-              yield NettyH2Server.start(
-                  address,
-                  boss,
-                  workers,
-                  serverChannels,
-                  tls,
-                  gate,
-                  calls,
-                  maxMessageBytes,
-                  handshakeTimeoutMillis,
-                  clock);
-            }
+            case NETTY_H2 ->
+                NettyH2Server.start(
+                    address,
+                    boss,
+                    workers,
+                    serverChannels,
+                    tls,
+                    gate,
+                    calls,
+                    maxMessageBytes,
+                    handshakeTimeoutMillis,
+                    clock);
           };
       log.info("gRPC port {}:{}: {} on {}", host, listening.port(), transport, io.describe());
       return new GrpcServer(listening, io, boss, workers, gate, clock);

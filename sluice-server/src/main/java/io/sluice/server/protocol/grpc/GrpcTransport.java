@@ -9,11 +9,14 @@ import java.util.stream.Collectors;
  * calls. Raft between peers always uses grpc-java (Ratis's own transport), whatever is chosen here.
  */
 public enum GrpcTransport {
-  /** grpc-java's Netty server: the default, the transport every release has shipped with. */
+  /**
+   * grpc-java's Netty server: the default of every release before netty-h2, kept as the alternative
+   * ({@code --grpc-transport grpc-java}).
+   */
   GRPC_JAVA("grpc-java"),
   /**
    * Netty's HTTP/2 codec with a handler that knows exactly Nacos's two methods ({@link
-   * NacosH2Handler}): no grpc-java call machinery per request. Experimental.
+   * NacosH2Handler}): no grpc-java call machinery per request. The default.
    */
   NETTY_H2("netty-h2");
 

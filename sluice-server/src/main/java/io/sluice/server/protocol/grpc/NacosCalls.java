@@ -76,7 +76,7 @@ final class NacosCalls {
   /** Answers the one request of a {@code /Request/request} call. */
   void unary(String connectionId, Payload request, UnaryReply reply) {
     if (request.isMalformed()) {
-      reply.fail(Status.Code.INVALID_ARGUMENT, request.malformedReason());
+      reply.fail(request.malformedStatus(), request.malformedReason());
       return;
     }
     if (!ready.getAsBoolean()) {
@@ -117,7 +117,7 @@ final class NacosCalls {
   Connection openStream(
       String connectionId, SocketAddress remote, Payload message, PushStream stream) {
     if (message.isMalformed()) {
-      stream.close(Status.Code.INVALID_ARGUMENT, message.malformedReason());
+      stream.close(message.malformedStatus(), message.malformedReason());
       return null;
     }
     if (!message.type().equals("ConnectionSetupRequest")) {

@@ -43,6 +43,12 @@ import java.util.concurrent.TimeUnit;
  * DATA (the gRPC prefix, then the payload written straight into one pooled buffer) and one trailers
  * HEADERS.
  *
+ * <p>Encodings: a request may be sent uncompressed ({@code grpc-encoding} absent or {@code
+ * identity}) or with {@code grpc-encoding: gzip}, whose messages (the compressed flag set) are
+ * inflated by {@link GzipMessageDecoder} to at most {@code maxMessageBytes}; a message above that
+ * fails its call with RESOURCE_EXHAUSTED. Any other encoding is answered UNIMPLEMENTED with {@code
+ * grpc-accept-encoding: gzip}, as gRPC specifies. Answers are never compressed.
+ *
  * <p>Bounds: at most {@value #MAX_CONCURRENT_STREAMS} streams at once (SETTINGS; more are refused
  * by the codec), a header list of at most {@value #MAX_HEADER_LIST_BYTES} bytes, one message of at
  * most {@code maxMessageBytes} per call (a larger announced length fails the call with
@@ -78,7 +84,10 @@ final class NacosH2Handler extends Http2ConnectionHandler implements Http2FrameL
   private static final AsciiString GRPC_ENCODING = AsciiString.cached("grpc-encoding");
   private static final AsciiString GRPC_STATUS = AsciiString.cached("grpc-status");
   private static final AsciiString GRPC_MESSAGE = AsciiString.cached("grpc-message");
+  private static final AsciiString GRPC_ACCEPT_ENCODING =
+      AsciiString.cached("grpc-accept-encoding");
   private static final AsciiString IDENTITY = AsciiString.cached("identity");
+  private static final AsciiString GZIP = AsciiString.cached(GzipMessageDecoder.GZIP);
   private static final AsciiString POST = AsciiString.cached("POST");
 
   /** Written for every answer; never modified, so shared by all connections. */
@@ -252,16 +261,18 @@ final class NacosH2Handler extends Http2ConnectionHandler implements Http2FrameL
         return;
       }
       resetPingStrikes();
-      Refusal refusal = Refusal.of(headers);
+      CharSequence encoding = headers.get(GRPC_ENCODING);
+      Refusal refusal = Refusal.of(headers, encoding);
       if (refusal != null) {
         refuse(stream, refusal);
         return;
       }
+      boolean gzip = encoding != null && AsciiString.contentEqualsIgnoreCase(GZIP, encoding);
       CharSequence path = headers.path();
       H2Call call =
           AsciiString.contentEquals(UNARY_PATH, path)
-              ? new UnaryCall(streamId)
-              : new StreamCall(streamId);
+              ? new UnaryCall(streamId, gzip)
+              : new StreamCall(streamId, gzip);
       stream.setProperty(callKey, call);
       call.opened();
       if (endOfStream) {
@@ -274,11 +285,20 @@ final class NacosH2Handler extends Http2ConnectionHandler implements Http2FrameL
 
   /**
    * Why a call is not served: 405 for another HTTP method and 415 for another content type (as
-   * grpc-java answers them), UNIMPLEMENTED for another path or a compressed encoding.
+   * grpc-java answers them), UNIMPLEMENTED for another path or an encoding other than identity and
+   * gzip (then naming those it accepts, as gRPC's compression spec asks).
    */
-  private record Refusal(int httpStatus, Status.Code code, String description) {
-    /** The refusal of a call with these headers, or null when it is one of the two methods. */
-    static Refusal of(Http2Headers headers) {
+  private record Refusal(
+      int httpStatus, Status.Code code, String description, boolean namesAcceptedEncodings) {
+    Refusal(int httpStatus, Status.Code code, String description) {
+      this(httpStatus, code, description, false);
+    }
+
+    /**
+     * The refusal of a call with these headers and {@code grpc-encoding}, or null when it is one of
+     * the two methods in an encoding served.
+     */
+    static Refusal of(Http2Headers headers, CharSequence encoding) {
       CharSequence method = headers.method();
       if (method == null || !AsciiString.contentEquals(POST, method)) {
         return new Refusal(405, Status.Code.INTERNAL, "Method '" + method + "' is not supported");
@@ -300,12 +320,14 @@ final class NacosH2Handler extends Http2ConnectionHandler implements Http2FrameL
             Status.Code.UNIMPLEMENTED,
             "Method not found: " + (name.startsWith("/") ? name.substring(1) : name));
       }
-      CharSequence encoding = headers.get(GRPC_ENCODING);
-      if (encoding != null && !AsciiString.contentEqualsIgnoreCase(IDENTITY, encoding)) {
+      if (encoding != null
+          && !AsciiString.contentEqualsIgnoreCase(IDENTITY, encoding)
+          && !AsciiString.contentEqualsIgnoreCase(GZIP, encoding)) {
         return new Refusal(
             200,
             Status.Code.UNIMPLEMENTED,
-            "compressed messages are not supported (grpc-encoding " + encoding + ")");
+            "grpc-encoding " + encoding + " is not supported; accepted: gzip, identity",
+            true);
       }
       return null;
     }
@@ -321,6 +343,9 @@ final class NacosH2Handler extends Http2ConnectionHandler implements Http2FrameL
             .set(CONTENT_TYPE, GRPC_CONTENT_TYPE)
             .set(GRPC_STATUS, Integer.toString(refusal.code().value()))
             .set(GRPC_MESSAGE, GrpcStatusMessages.percentEncode(refusal.description()));
+    if (refusal.namesAcceptedEncodings()) {
+      trailers.set(GRPC_ACCEPT_ENCODING, GZIP);
+    }
     boolean clientStillSending = stream.state().remoteSideOpen();
     encoder().writeHeaders(context, stream.id(), trailers, 0, true, context.newPromise());
     if (clientStillSending) {
@@ -488,23 +513,30 @@ final class NacosH2Handler extends Http2ConnectionHandler implements Http2FrameL
   }
 
   /**
-   * One call on one stream: reads its messages (prefix, then exactly the announced bytes) and ends
-   * it once, with an answer or a status. Loop-confined except where subclasses say.
+   * One call on one stream: reads its messages (prefix, then exactly the announced bytes, inflated
+   * when the prefix says compressed) and ends it once, with an answer or a status. Loop-confined
+   * except where subclasses say.
    */
   private abstract class H2Call {
     final int streamId;
+
+    /** The call's {@code grpc-encoding} is gzip: its messages may come compressed. */
+    private final boolean gzip;
+
     private final byte[] prefix = new byte[PREFIX_BYTES];
     private int prefixRead;
     private byte[] message;
     private int messageRead;
+    private boolean compressed;
 
     /** The call's end was written (or the stream is gone): later frames and answers are dropped. */
     boolean done;
 
     boolean headersSent;
 
-    H2Call(int streamId) {
+    H2Call(int streamId, boolean gzip) {
       this.streamId = streamId;
+      this.gzip = gzip;
     }
 
     /** The call's headers arrived. */
@@ -531,8 +563,12 @@ final class NacosH2Handler extends Http2ConnectionHandler implements Http2FrameL
             return;
           }
           prefixRead = 0;
-          if ((prefix[0] & 1) != 0) {
-            fail(Status.Code.UNIMPLEMENTED, "compressed messages are not supported");
+          compressed = (prefix[0] & 1) != 0;
+          if (compressed && !gzip) {
+            // As grpc-java: the flag without an encoding to read it by is the client's bug.
+            fail(
+                Status.Code.INTERNAL,
+                "compressed gRPC message without grpc-encoding (accepted: gzip, identity)");
             return;
           }
           long length =
@@ -564,9 +600,28 @@ final class NacosH2Handler extends Http2ConnectionHandler implements Http2FrameL
         if (messageRead == message.length) {
           byte[] complete = message;
           dropPartialMessage();
+          if (compressed) {
+            complete = inflated(complete);
+            if (complete == null) {
+              return;
+            }
+          }
           onMessage(PayloadMarshaller.parse(complete));
         }
       }
+    }
+
+    /** A gzip message inflated, or null once the call has failed because it could not be. */
+    private byte[] inflated(byte[] compressedMessage) {
+      try {
+        return GzipMessageDecoder.inflate(compressedMessage, maxMessageBytes);
+      } catch (GzipMessageDecoder.InflatedTooLargeException tooLarge) {
+        calls.faults().note("gRPC message refused", remoteIp() + ": " + tooLarge.getMessage());
+        fail(Status.Code.RESOURCE_EXHAUSTED, tooLarge.getMessage());
+      } catch (IOException corrupt) {
+        fail(Status.Code.INTERNAL, "cannot decompress the gzip message: " + corrupt.getMessage());
+      }
+      return null;
     }
 
     final void halfClosed() {
@@ -645,8 +700,8 @@ final class NacosH2Handler extends Http2ConnectionHandler implements Http2FrameL
     @SuppressWarnings("unused") // through ANSWER
     private volatile ByteBuf answer;
 
-    UnaryCall(int streamId) {
-      super(streamId);
+    UnaryCall(int streamId, boolean gzip) {
+      super(streamId, gzip);
     }
 
     @Override
@@ -741,8 +796,8 @@ final class NacosH2Handler extends Http2ConnectionHandler implements Http2FrameL
     /** Written by any thread on close; read by senders. */
     private volatile boolean closing;
 
-    StreamCall(int streamId) {
-      super(streamId);
+    StreamCall(int streamId, boolean gzip) {
+      super(streamId, gzip);
     }
 
     @Override

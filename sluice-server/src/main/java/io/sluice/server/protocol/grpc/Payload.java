@@ -1,5 +1,6 @@
 package io.sluice.server.protocol.grpc;
 
+import io.grpc.Status;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Objects;
@@ -23,6 +24,9 @@ public record Payload(String type, String clientIp, Map<String, String> headers,
   /** The type of a message that could not be read: no class is named so. */
   private static final String MALFORMED = "\u0000malformed";
 
+  /** The type of a message above the size limit (grpc-java inflated it past the bound). */
+  private static final String TOO_LARGE = "\u0000tooLarge";
+
   public static Payload of(String type, byte[] body) {
     return new Payload(type, "", Map.of(), body);
   }
@@ -35,8 +39,24 @@ public record Payload(String type, String clientIp, Map<String, String> headers,
     return new Payload(MALFORMED, "", Map.of(), reason.getBytes(StandardCharsets.UTF_8));
   }
 
+  /**
+   * Stands for a message that is larger than the server takes once inflated, with the reason: the
+   * call is refused RESOURCE_EXHAUSTED, as one sent uncompressed at that size is.
+   */
+  static Payload tooLarge(String reason) {
+    return new Payload(TOO_LARGE, "", Map.of(), reason.getBytes(StandardCharsets.UTF_8));
+  }
+
+  /**
+   * Whether this stands for a message that was not read ({@link #malformed}, {@link #tooLarge}).
+   */
   boolean isMalformed() {
-    return MALFORMED.equals(type);
+    return MALFORMED.equals(type) || TOO_LARGE.equals(type);
+  }
+
+  /** The status a call is refused with for a message that was not read. */
+  Status.Code malformedStatus() {
+    return TOO_LARGE.equals(type) ? Status.Code.RESOURCE_EXHAUSTED : Status.Code.INVALID_ARGUMENT;
   }
 
   String malformedReason() {

@@ -2,12 +2,17 @@ package io.sluice.server.protocol.grpc;
 
 import io.grpc.KnownLength;
 import io.grpc.MethodDescriptor;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.Objects;
 
 /**
  * Plugs {@link PayloadCodec} into grpc-java. gRPC has already bounded the message size (the
- * server's maximum inbound message size) before {@link #parse} sees the stream.
+ * server's maximum inbound message size) before {@link #parse} sees the stream; for a compressed
+ * message it bounds what it inflates while {@link #parse} reads, and says so with
+ * RESOURCE_EXHAUSTED, which the call is then refused with.
  */
 public final class PayloadMarshaller implements MethodDescriptor.Marshaller<Payload> {
   public static final PayloadMarshaller INSTANCE = new PayloadMarshaller();
@@ -37,6 +42,13 @@ public final class PayloadMarshaller implements MethodDescriptor.Marshaller<Payl
         bytes = stream.readAllBytes();
       }
       return parse(bytes);
+    } catch (StatusRuntimeException e) {
+      // grpc-java's own bound on a gzip message, met while it inflates the stream read here.
+      return e.getStatus().getCode() == Status.Code.RESOURCE_EXHAUSTED
+          ? Payload.tooLarge(
+              Objects.requireNonNullElse(
+                  e.getStatus().getDescription(), "gRPC message exceeds maximum size"))
+          : Payload.malformed("malformed Payload: " + e.getMessage());
     } catch (IOException | RuntimeException e) {
       // Thrown, gRPC would answer a bare UNKNOWN: the call handler refuses it with the reason.
       return Payload.malformed("malformed Payload: " + e.getMessage());

@@ -77,6 +77,14 @@ final class EmbeddedH2Client implements AutoCloseable {
    */
   void call(ByteBuf out, int id, String path, boolean end, String type, String json)
       throws Http2Exception {
+    callHeaders(out, id, path, null);
+    message(out, id, end, false, payload(id, type, json));
+  }
+
+  /**
+   * Writes into {@code out} the headers that open stream {@code id}, with {@code grpc-encoding}.
+   */
+  void callHeaders(ByteBuf out, int id, String path, String encoding) throws Http2Exception {
     Http2Headers headers =
         new DefaultHttp2Headers()
             .method("POST")
@@ -85,12 +93,27 @@ final class EmbeddedH2Client implements AutoCloseable {
             .authority("localhost")
             .set("content-type", "application/grpc")
             .set("te", "trailers");
+    if (encoding != null) {
+      headers.set("grpc-encoding", encoding);
+    }
     ByteBuf block = Unpooled.buffer();
     hpack.encodeHeaders(id, headers, block);
     frame(out, HEADERS, END_HEADERS, id, block);
+  }
+
+  /** A request's payload bytes as {@link #call} sends them, its id {@code "r<id>"}. */
+  static byte[] payload(int id, String type, String json) {
     String body = json.replaceFirst("\\{", "{\"requestId\":\"r" + id + "\",").replace(",}", "}");
-    byte[] payload = PayloadCodec.encode(Payload.of(type, body.getBytes(StandardCharsets.UTF_8)));
-    ByteBuf data = Unpooled.buffer().writeByte(0).writeInt(payload.length).writeBytes(payload);
+    return PayloadCodec.encode(Payload.of(type, body.getBytes(StandardCharsets.UTF_8)));
+  }
+
+  /**
+   * Writes into {@code out} one gRPC message of {@code bytes} on stream {@code id}, its prefix's
+   * compressed flag set when {@code compressed}; {@code end} closes the client's side.
+   */
+  void message(ByteBuf out, int id, boolean end, boolean compressed, byte[] bytes) {
+    ByteBuf data =
+        Unpooled.buffer().writeByte(compressed ? 1 : 0).writeInt(bytes.length).writeBytes(bytes);
     frame(out, DATA, end ? END_STREAM : 0, id, data);
   }
 

@@ -88,29 +88,66 @@ class GrpcHostileInputIT {
   }
 
   @Test
-  void answersACompressedMessageOrRefusesItClearly() throws Exception {
+  void answersAGzipCompressedMessage() throws Exception {
     ManagedChannel channel = channel();
     try {
       CallOptions gzip =
           CallOptions.DEFAULT.withCompression("gzip").withDeadlineAfter(10, TimeUnit.SECONDS);
-      if (GrpcTransportUnderTest.get() == GrpcTransport.NETTY_H2) {
-        // The experimental transport reads identity messages only (no Nacos client compresses).
-        StatusRuntimeException failure =
-            catchThrowableOfType(
-                StatusRuntimeException.class,
-                () ->
-                    ClientCalls.blockingUnaryCall(
-                        channel, NacosWireClient.rawUnary("Request/request"), gzip, serverCheck()));
-        assertThat(failure.getStatus().getCode()).isEqualTo(Status.Code.UNIMPLEMENTED);
-        assertThat(failure.getStatus().getDescription()).contains("compressed");
-      } else {
-        byte[] answer =
-            ClientCalls.blockingUnaryCall(
-                channel, NacosWireClient.rawUnary("Request/request"), gzip, serverCheck());
-        assertThat(PayloadCodec.decode(answer).type()).isEqualTo("ServerCheckResponse");
-      }
+      byte[] answer =
+          ClientCalls.blockingUnaryCall(
+              channel, NacosWireClient.rawUnary("Request/request"), gzip, serverCheck());
+      assertThat(PayloadCodec.decode(answer).type()).isEqualTo("ServerCheckResponse");
     } finally {
       channel.shutdownNow();
+    }
+    assertStillServing();
+  }
+
+  /**
+   * A gzip "bomb": a few hundred bytes on the wire that inflate one byte past the message limit.
+   * The call fails with RESOURCE_EXHAUSTED, as one sent uncompressed at that size would.
+   */
+  @Test
+  void refusesAGzipMessageThatInflatesAboveTheLimitAndKeepsServing() {
+    byte[] inflatesTooLarge = new byte[MAX_MESSAGE_BYTES + 1];
+    StatusRuntimeException failure =
+        call("Request/request", inflatesTooLarge, CallOptions.DEFAULT.withCompression("gzip"));
+    assertThat(failure.getStatus().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+    assertThat(failure.getStatus().getDescription()).contains(Integer.toString(MAX_MESSAGE_BYTES));
+    assertStillServing();
+  }
+
+  /**
+   * An encoding the server does not read is answered UNIMPLEMENTED (gRPC's compression spec); the
+   * netty-h2 transport also names the ones it accepts in {@code grpc-accept-encoding}.
+   */
+  @Test
+  void refusesAnEncodingItDoesNotReadWithUnimplemented() throws Exception {
+    try (RawHttp2 raw = new RawHttp2(server.grpcPort())) {
+      raw.headers(1, "/Request/request", false, "snappy");
+      byte[] check = serverCheck();
+      ByteBuf whole = Unpooled.buffer();
+      whole.writeByte(1).writeInt(check.length).writeBytes(check);
+      raw.data(1, whole, true);
+      Http2Headers trailers = raw.trailersOf(1);
+      assertThat(trailers.get("grpc-status")).hasToString("12");
+      if (GrpcTransportUnderTest.get() == GrpcTransport.NETTY_H2) {
+        assertThat(trailers.get("grpc-accept-encoding")).hasToString("gzip");
+      }
+    }
+    assertStillServing();
+  }
+
+  /** The compressed flag on a call without {@code grpc-encoding}: nothing to read it by. */
+  @Test
+  void failsACompressedMessageOnACallWithoutAnEncodingWithInternal() throws Exception {
+    try (RawHttp2 raw = new RawHttp2(server.grpcPort())) {
+      raw.headers(1, "/Request/request", false);
+      byte[] check = serverCheck();
+      ByteBuf whole = Unpooled.buffer();
+      whole.writeByte(1).writeInt(check.length).writeBytes(check);
+      raw.data(1, whole, true);
+      assertThat(raw.grpcStatusOf(1)).isEqualTo("13");
     }
     assertStillServing();
   }
@@ -247,6 +284,11 @@ class GrpcHostileInputIT {
     }
 
     void headers(int streamId, String path, boolean endStream) throws Exception {
+      headers(streamId, path, endStream, null);
+    }
+
+    /** Opens a call, with {@code grpc-encoding} when {@code encoding} is not null. */
+    void headers(int streamId, String path, boolean endStream, String encoding) throws Exception {
       Http2Headers headers =
           new DefaultHttp2Headers()
               .method("POST")
@@ -255,6 +297,9 @@ class GrpcHostileInputIT {
               .path(path)
               .add("content-type", "application/grpc")
               .add("te", "trailers");
+      if (encoding != null) {
+        headers.add("grpc-encoding", encoding);
+      }
       ByteBuf block = Unpooled.buffer();
       hpackOut.encodeHeaders(streamId, headers, block);
       frame(0x1, 0x4 | (endStream ? 0x1 : 0), streamId, block);
@@ -272,6 +317,13 @@ class GrpcHostileInputIT {
      * Reads the server's frames until {@code streamId}'s grpc-status; HEADERS of all are decoded.
      */
     String grpcStatusOf(int streamId) throws Exception {
+      return trailersOf(streamId).get("grpc-status").toString();
+    }
+
+    /**
+     * Reads the server's frames until {@code streamId}'s block with a grpc-status, and returns it.
+     */
+    Http2Headers trailersOf(int streamId) throws Exception {
       while (true) {
         int length;
         int type;
@@ -295,7 +347,7 @@ class GrpcHostileInputIT {
           Http2Headers headers = hpackIn.decodeHeaders(id, Unpooled.wrappedBuffer(payload));
           CharSequence status = headers.get("grpc-status");
           if (id == streamId && status != null) {
-            return status.toString();
+            return headers;
           }
         }
         if (type == 0x7) {

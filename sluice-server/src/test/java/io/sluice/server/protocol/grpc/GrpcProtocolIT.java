@@ -381,6 +381,68 @@ class GrpcProtocolIT {
     }
   }
 
+  /**
+   * A session whose every message the client sends is gzip-compressed (grpc-java's own gzip, as
+   * {@code CallOptions.withCompression("gzip")} asks): server check, the stream's setup, requests,
+   * and the acknowledgements of pushes on the stream. The server reads them all; its answers come
+   * uncompressed, which every client reads.
+   */
+  @Test
+  void servesAClientThatCompressesEveryMessageWithGzip() throws Exception {
+    CallOptions gzip = CallOptions.DEFAULT.withCompression("gzip");
+    try (NacosWireClient provider =
+            NacosWireClient.connect("127.0.0.1", server.grpcPort(), "naming", gzip);
+        NacosWireClient subscriber =
+            NacosWireClient.connect("127.0.0.1", server.grpcPort(), "naming", gzip)) {
+      List<JsonNode> pushed = new CopyOnWriteArrayList<>();
+      subscriber.onPush(
+          (type, body) -> {
+            if (type.equals("NotifySubscriberRequest")) {
+              pushed.add(body);
+            }
+          });
+      String subscribe =
+          "{\"namespace\":\"public\",\"serviceName\":\"gzip-svc\",\"groupName\":\"DEFAULT_GROUP\","
+              + "\"subscribe\":true,\"clusters\":\"\"}";
+      requestOk(subscriber, "SubscribeServiceRequest", subscribe);
+      for (int i = 1; i <= 2; i++) {
+        String register =
+            "{\"namespace\":\"public\",\"serviceName\":\"gzip-svc\",\"groupName\":\"DEFAULT_GROUP\","
+                + "\"type\":\"registerInstance\",\"instance\":{\"ip\":\"10.0.2."
+                + i
+                + "\",\"port\":80}}";
+        requestOk(provider, "InstanceRequest", register);
+        int ip = i;
+        // Each push acknowledged, compressed, on the stream: the next one comes on the same one.
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .until(
+                () ->
+                    subscriber.streamClosed().isDone()
+                        || (!pushed.isEmpty()
+                            && hosts(pushed.get(pushed.size() - 1)).contains("10.0.2." + ip)));
+        assertThat(subscriber.streamClosed()).isNotDone();
+      }
+
+      String content = "x".repeat(20_000); // compresses well: the server inflates it back whole
+      requestOk(
+          provider,
+          "ConfigPublishRequest",
+          "{\"dataId\":\"gzip-cfg\",\"group\":\"DEFAULT_GROUP\",\"tenant\":\"\",\"content\":\""
+              + content
+              + "\"}");
+      JsonNode read =
+          provider
+              .request(
+                  "ConfigQueryRequest",
+                  "{\"dataId\":\"gzip-cfg\",\"group\":\"DEFAULT_GROUP\",\"tenant\":\"\"}")
+              .get(5, TimeUnit.SECONDS);
+      assertThat(read.path("@type").asText()).isEqualTo("ConfigQueryResponse");
+      assertThat(read.path("content").asText()).isEqualTo(content);
+      assertThat(provider.streamClosed()).isNotDone();
+    }
+  }
+
   private static void publishLateConfig(NacosWireClient publisher, String content)
       throws Exception {
     String publish =

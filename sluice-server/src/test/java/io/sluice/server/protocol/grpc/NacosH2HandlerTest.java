@@ -15,6 +15,8 @@ import io.netty.handler.codec.http2.Http2Headers;
 import io.sluice.server.metrics.ServerMetrics;
 import io.sluice.server.protocol.grpc.EmbeddedH2Client.Frame;
 import io.sluice.server.testing.ManualClock;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -196,6 +199,131 @@ class NacosH2HandlerTest {
         .extracting(Frame::type)
         .containsExactly(HEADERS, DATA, HEADERS);
     assertThat(channel.isOpen()).isTrue();
+  }
+
+  @Test
+  void answersGzipCompressedRequestsAsUncompressedOnesWithUncompressedAnswers() throws Exception {
+    handshake();
+    frames();
+    List<Frame> frames = new ArrayList<>(register());
+    ByteBuf in = Unpooled.buffer();
+    // gzip: the message compressed.
+    client.callHeaders(in, 3, NacosH2Handler.UNARY_PATH, "gzip");
+    client.message(in, 3, true, true, gzip(longAnswerRequest(3, 3000)));
+    // gzip announced, this message sent uncompressed (the flag is per message).
+    client.callHeaders(in, 5, NacosH2Handler.UNARY_PATH, "gzip");
+    client.message(in, 5, true, false, longAnswerRequest(5, 3000));
+    // identity, spelled out.
+    client.callHeaders(in, 7, NacosH2Handler.UNARY_PATH, "identity");
+    client.message(in, 7, true, false, longAnswerRequest(7, 3000));
+    client.send(in);
+
+    frames.addAll(client.frames());
+    Map<Integer, Http2Headers> lastHeaders = lastHeadersByStream(frames);
+    for (int id : new int[] {3, 5, 7}) {
+      List<Frame> stream = frames.stream().filter(f -> f.streamId() == id).toList();
+      assertThat(stream).extracting(Frame::type).containsExactly(HEADERS, DATA, HEADERS);
+      assertThat(lastHeaders.get(id).get("grpc-status")).hasToString("0");
+      byte[] message = stream.get(1).payload();
+      assertThat(message[0]).as("answers are not compressed").isZero();
+      Payload answer = PayloadCodec.decode(Arrays.copyOfRange(message, 5, message.length));
+      assertThat(answer.type())
+          .as(new String(answer.body(), StandardCharsets.UTF_8))
+          .isEqualTo("LongAnswerResponse");
+      LongAnswerResponse read = codec.decodeAs(LongAnswerResponse.class, answer.body());
+      assertThat(read.text).hasSize(3000);
+      assertThat(read.requestId).isEqualTo("r" + id);
+    }
+  }
+
+  @Test
+  void refusesAGzipMessageThatInflatesAboveTheLimitAndKeepsServing() throws Exception {
+    handshake();
+    frames();
+    List<Frame> frames = new ArrayList<>(register());
+    ByteBuf in = Unpooled.buffer();
+    client.callHeaders(in, 3, NacosH2Handler.UNARY_PATH, "gzip");
+    byte[] bomb = gzip(new byte[(1 << 20) + 1]); // one byte above the 1 MiB message limit
+    assertThat(bomb.length).isLessThan(4096);
+    client.message(in, 3, true, true, bomb);
+    client.callHeaders(in, 5, NacosH2Handler.UNARY_PATH, "gzip");
+    client.message(in, 5, true, true, gzip(longAnswerRequest(5, 10)));
+    client.send(in);
+
+    frames.addAll(client.frames());
+    Map<Integer, Http2Headers> lastHeaders = lastHeadersByStream(frames);
+    assertThat(lastHeaders.get(3).get("grpc-status")).hasToString("8"); // RESOURCE_EXHAUSTED
+    assertThat(lastHeaders.get(3).get("grpc-message").toString())
+        .contains("exceeds maximum size " + (1 << 20));
+    assertThat(frames.stream().filter(f -> f.streamId() == 3))
+        .extracting(Frame::type)
+        .doesNotContain(DATA);
+    assertThat(lastHeaders.get(5).get("grpc-status")).hasToString("0");
+    assertThat(channel.isOpen()).isTrue();
+  }
+
+  @Test
+  void refusesAnotherEncodingWithUnimplementedNamingGzipAndACompressedFlagWithoutOneAsInternal()
+      throws Exception {
+    handshake();
+    frames();
+    List<Frame> frames = new ArrayList<>(register());
+    ByteBuf in = Unpooled.buffer();
+    client.callHeaders(in, 3, NacosH2Handler.UNARY_PATH, "snappy");
+    client.message(in, 3, true, true, longAnswerRequest(3, 10));
+    client.callHeaders(in, 5, NacosH2Handler.UNARY_PATH, null);
+    client.message(in, 5, true, true, gzip(longAnswerRequest(5, 10)));
+    client.call(in, 7, NacosH2Handler.UNARY_PATH, true, "LongAnswerRequest", "{\"bytes\":10}");
+    client.send(in);
+
+    frames.addAll(client.frames());
+    Map<Integer, Http2Headers> lastHeaders = lastHeadersByStream(frames);
+    assertThat(lastHeaders.get(3).get("grpc-status")).hasToString("12"); // UNIMPLEMENTED
+    assertThat(lastHeaders.get(3).get("grpc-accept-encoding")).hasToString("gzip");
+    assertThat(lastHeaders.get(3).get("grpc-message").toString()).contains("snappy");
+    assertThat(lastHeaders.get(5).get("grpc-status")).hasToString("13"); // INTERNAL
+    assertThat(lastHeaders.get(7).get("grpc-status")).hasToString("0");
+    assertThat(channel.isOpen()).isTrue();
+  }
+
+  /**
+   * Opens the connection's stream with a ConnectionSetupRequest on stream 1, as clients do; returns
+   * the frames written (the stream's headers and the server's SetupAckRequest), which the HPACK
+   * decoder must read before any later header block.
+   */
+  private List<Frame> register() throws Exception {
+    ByteBuf in = Unpooled.buffer();
+    client.call(
+        in, 1, NacosH2Handler.STREAM_PATH, false, "ConnectionSetupRequest", "{\"labels\":{}}");
+    client.send(in);
+    return client.frames();
+  }
+
+  private static byte[] longAnswerRequest(int id, int bytes) {
+    return EmbeddedH2Client.payload(id, "LongAnswerRequest", "{\"bytes\":" + bytes + "}");
+  }
+
+  static byte[] gzip(byte[] bytes) throws IOException {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    try (GZIPOutputStream gzip = new GZIPOutputStream(out)) {
+      gzip.write(bytes);
+    }
+    return out.toByteArray();
+  }
+
+  /** Every header block in order through one HPACK decoder; the last block of each stream. */
+  private static Map<Integer, Http2Headers> lastHeadersByStream(List<Frame> frames)
+      throws Exception {
+    DefaultHttp2HeadersDecoder hpackIn = new DefaultHttp2HeadersDecoder();
+    Map<Integer, Http2Headers> last = new TreeMap<>();
+    for (Frame frame : frames) {
+      if (frame.type() == HEADERS) {
+        last.put(
+            frame.streamId(),
+            hpackIn.decodeHeaders(frame.streamId(), Unpooled.wrappedBuffer(frame.payload())));
+      }
+    }
+    return last;
   }
 
   private void handshake() {
