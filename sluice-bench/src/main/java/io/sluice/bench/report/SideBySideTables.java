@@ -260,7 +260,9 @@ final class SideBySideTables {
   /** How the closed-loop workloads were driven, from a result's {@code load} field. */
   static String loopText(String load) {
     if (load.startsWith("open/")) {
-      return "open loop at a fixed " + load.substring("open/".length()) + " requests (the same work per"
+      return "open loop at a fixed "
+          + load.substring("open/".length())
+          + " requests (the same work per"
           + " second for both servers)";
     }
     return "closed loop (" + load.replace("closed/", "") + " in flight over 4 connections)";
