@@ -53,16 +53,14 @@ final class DubboLaneSplits {
     this.router = router;
   }
 
-  /** A directory's split, for the providers it holds now. */
+  /** A directory's split, of the provider list it held then ({@code split.source()}). */
   static final class Entry extends WeakReference<Object> {
     final long offset;
-    final Object source;
     final LaneRouter.Partition<Object> split;
 
-    Entry(Object directory, long offset, Object source, LaneRouter.Partition<Object> split) {
+    Entry(Object directory, long offset, LaneRouter.Partition<Object> split) {
       super(directory);
       this.offset = offset;
-      this.source = source;
       this.split = split;
     }
   }
@@ -83,7 +81,7 @@ final class DubboLaneSplits {
         return refresh(directory, slot);
       }
     }
-    if (UNSAFE.getObjectVolatile(directory, entry.offset) != entry.source) {
+    if (UNSAFE.getObjectVolatile(directory, entry.offset) != entry.split.source()) {
       return refresh(directory, slot);
     }
     return entry.split;
@@ -101,7 +99,7 @@ final class DubboLaneSplits {
       return null;
     }
     LaneRouter.Partition<Object> split = router.split((List<Object>) providers);
-    Entry fresh = new Entry(directory, offset, providers, split);
+    Entry fresh = new Entry(directory, offset, split);
     Entry first = (Entry) SLOT.getAcquire(table, slot);
     Entry second = (Entry) SLOT.getAcquire(table, slot ^ 1);
     int target;
