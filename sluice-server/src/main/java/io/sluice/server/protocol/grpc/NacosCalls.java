@@ -75,8 +75,8 @@ final class NacosCalls {
 
   /** Answers the one request of a {@code /Request/request} call. */
   void unary(String connectionId, Payload request, UnaryReply reply) {
-    if (request.isMalformed()) {
-      reply.fail(request.malformedStatus(), request.malformedReason());
+    if (request.isUnread()) {
+      reply.fail(request.unreadStatus(), request.unreadReason());
       return;
     }
     if (!ready.getAsBoolean()) {
@@ -116,8 +116,8 @@ final class NacosCalls {
    */
   Connection openStream(
       String connectionId, SocketAddress remote, Payload message, PushStream stream) {
-    if (message.isMalformed()) {
-      stream.close(message.malformedStatus(), message.malformedReason());
+    if (message.isUnread()) {
+      stream.close(message.unreadStatus(), message.unreadReason());
       return null;
     }
     if (!message.type().equals("ConnectionSetupRequest")) {

@@ -48,18 +48,20 @@ public record Payload(String type, String clientIp, Map<String, String> headers,
   }
 
   /**
-   * Whether this stands for a message that was not read ({@link #malformed}, {@link #tooLarge}).
+   * Whether this stands for a message that was not read: bytes that are no Payload ({@link
+   * #malformed}) or one too large once inflated ({@link #tooLarge}).
    */
-  boolean isMalformed() {
+  boolean isUnread() {
     return MALFORMED.equals(type) || TOO_LARGE.equals(type);
   }
 
   /** The status a call is refused with for a message that was not read. */
-  Status.Code malformedStatus() {
+  Status.Code unreadStatus() {
     return TOO_LARGE.equals(type) ? Status.Code.RESOURCE_EXHAUSTED : Status.Code.INVALID_ARGUMENT;
   }
 
-  String malformedReason() {
+  /** Why a message was not read, as the refusal says it. */
+  String unreadReason() {
     return new String(body, StandardCharsets.UTF_8);
   }
 }
