@@ -3,23 +3,17 @@ package io.sluice.server.protocol.grpc;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.server.ServerOptions;
 import io.sluice.server.SluiceServer;
+import io.sluice.server.protocol.http.OpenApiClient;
 import io.sluice.server.testing.FreePorts;
 import io.sluice.server.testing.GrpcTransportUnderTest;
 import java.io.BufferedReader;
-import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -49,10 +43,8 @@ class GrpcCoreClientIT {
   @TempDir static Path dataDir;
   @TempDir static Path scriptDir;
 
-  private final HttpClient http =
-      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-  private final ObjectMapper json = new ObjectMapper();
   private SluiceServer server;
+  private OpenApiClient api;
 
   @BeforeAll
   void start() throws Exception {
@@ -68,6 +60,7 @@ class GrpcCoreClientIT {
                 .grpcTransport(GrpcTransportUnderTest.get())
                 .ioTransport(GrpcTransportUnderTest.io()));
     assertThat(server.awaitReady(30, TimeUnit.SECONDS)).isTrue();
+    api = new OpenApiClient("http://127.0.0.1:" + server.httpPort());
   }
 
   @AfterAll
@@ -106,7 +99,7 @@ class GrpcCoreClientIT {
       assertThat(steps.get(0)).startsWith("checked ").contains("_127.0.0.1_");
       assertThat(steps.subList(1, 4)).containsExactly("subscribed", "pushed", "registered");
 
-      JsonNode hosts = instances("core-orders");
+      JsonNode hosts = api.hosts("core-orders");
       assertThat(hosts).hasSize(1);
       assertThat(hosts.get(0).path("ip").asText()).isEqualTo("127.0.0.9");
       assertThat(hosts.get(0).path("metadata").path("sdk").asText()).isEqualTo("grpc-core");
@@ -115,28 +108,12 @@ class GrpcCoreClientIT {
       assertThat(client.waitFor(20, TimeUnit.SECONDS)).isTrue();
       assertThat(client.exitValue()).isZero();
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-      while (!instances("core-orders").isEmpty() && System.nanoTime() < deadline) {
+      while (!api.hosts("core-orders").isEmpty() && System.nanoTime() < deadline) {
         Thread.sleep(100);
       }
-      assertThat(instances("core-orders")).as("the closed channel's instance").isEmpty();
+      assertThat(api.hosts("core-orders")).as("the closed channel's instance").isEmpty();
     } finally {
       client.destroyForcibly();
     }
-  }
-
-  private JsonNode instances(String service) throws IOException, InterruptedException {
-    HttpResponse<String> answer =
-        http.send(
-            HttpRequest.newBuilder(
-                    URI.create(
-                        "http://127.0.0.1:"
-                            + server.httpPort()
-                            + "/nacos/v1/ns/instance/list?serviceName="
-                            + service))
-                .timeout(Duration.ofSeconds(5))
-                .build(),
-            HttpResponse.BodyHandlers.ofString());
-    assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
-    return json.readTree(answer.body()).path("hosts");
   }
 }

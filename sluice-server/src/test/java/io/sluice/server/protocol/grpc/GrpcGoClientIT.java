@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.server.ServerOptions;
 import io.sluice.server.SluiceServer;
+import io.sluice.server.protocol.http.OpenApiClient;
 import io.sluice.server.testing.FreePorts;
 import io.sluice.server.testing.GrpcTransportUnderTest;
 import java.io.BufferedReader;
@@ -60,6 +61,7 @@ class GrpcGoClientIT {
   private final BlockingQueue<String> pushes = new LinkedBlockingQueue<>();
   private Path binary;
   private SluiceServer server;
+  private OpenApiClient api;
   private Process client;
   private Writer toClient;
 
@@ -96,6 +98,7 @@ class GrpcGoClientIT {
                 .grpcTransport(GrpcTransportUnderTest.get())
                 .ioTransport(GrpcTransportUnderTest.io()));
     assertThat(server.awaitReady(30, TimeUnit.SECONDS)).isTrue();
+    api = new OpenApiClient("http://127.0.0.1:" + server.httpPort());
   }
 
   @AfterAll
@@ -225,17 +228,17 @@ class GrpcGoClientIT {
             HttpResponse.BodyHandlers.ofString());
     assertThat(added.statusCode()).as(added.body()).isEqualTo(200);
     awaitPushListing("127.0.0.14");
-    assertThat(instances("go-orders").findValuesAsText("ip"))
+    assertThat(api.hosts("go-orders").findValuesAsText("ip"))
         .containsExactlyInAnyOrder("127.0.0.13", "127.0.0.14");
 
     command("close");
     assertThat(client.waitFor(20, TimeUnit.SECONDS)).isTrue();
     assertThat(client.exitValue()).isZero();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    while (instances("go-orders").size() != 1 && System.nanoTime() < deadline) {
+    while (api.hosts("go-orders").size() != 1 && System.nanoTime() < deadline) {
       Thread.sleep(100);
     }
-    assertThat(instances("go-orders").findValuesAsText("ip"))
+    assertThat(api.hosts("go-orders").findValuesAsText("ip"))
         .as("the closed channel's instance is dropped, the HTTP one stays")
         .containsExactly("127.0.0.14");
   }
@@ -296,21 +299,5 @@ class GrpcGoClientIT {
         .as("a line from the grpc-go client within 20 s (its stderr is above)")
         .isNotNull();
     return line;
-  }
-
-  private JsonNode instances(String service) throws IOException, InterruptedException {
-    HttpResponse<String> answer =
-        http.send(
-            HttpRequest.newBuilder(
-                    URI.create(
-                        "http://127.0.0.1:"
-                            + server.httpPort()
-                            + "/nacos/v1/ns/instance/list?serviceName="
-                            + service))
-                .timeout(Duration.ofSeconds(5))
-                .build(),
-            HttpResponse.BodyHandlers.ofString());
-    assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
-    return json.readTree(answer.body()).path("hosts");
   }
 }

@@ -1,5 +1,7 @@
 package io.sluice.server.protocol.http;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -14,6 +16,8 @@ import java.util.concurrent.CompletableFuture;
 
 /** Calls a server's HTTP Open API with the JDK's client, as a script or tool would. */
 public final class OpenApiClient {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
   private final HttpClient http;
   private final String base;
 
@@ -81,6 +85,20 @@ public final class OpenApiClient {
   /** Reads config {@code dataId} of {@code DEFAULT_GROUP}. */
   public HttpResponse<String> getConfig(String dataId) throws IOException, InterruptedException {
     return get("/nacos/v1/cs/configs", params("dataId", dataId, "group", "DEFAULT_GROUP"));
+  }
+
+  /**
+   * The {@code hosts} of service {@code serviceName} (default group and namespace) as the instance
+   * list answers them; fails unless the answer is 200.
+   */
+  public JsonNode hosts(String serviceName) throws IOException, InterruptedException {
+    HttpResponse<String> answer =
+        get("/nacos/v1/ns/instance/list", params("serviceName", serviceName));
+    if (answer.statusCode() != 200) {
+      throw new AssertionError(
+          "instance list of " + serviceName + ": " + answer.statusCode() + " " + answer.body());
+    }
+    return JSON.readTree(answer.body()).path("hosts");
   }
 
   /** A POST whose body is sent exactly as given (malformed encodings, odd sizes). */
