@@ -42,6 +42,14 @@ final class ReactiveHeaderWriter {
         }
       };
 
+  /**
+   * The handles of the request class written last: an application serves one request class (Reactor
+   * Netty's) nearly always, and this spares a write the {@link ClassValue}'s lookup. Racy by
+   * design: any published {@code ForClass} is complete (final fields) and checked against the
+   * class.
+   */
+  private ForClass last;
+
   ReactiveHeaderWriter(AgentLog log) {
     this.log = log;
   }
@@ -56,12 +64,21 @@ final class ReactiveHeaderWriter {
     if (request == null || name == null || value == null) {
       return false;
     }
-    ForClass handles = byClass.get(request.getClass());
-    return handles != null && handles.write(request, name, value, log);
+    Class<?> type = request.getClass();
+    ForClass handles = last;
+    if (handles == null || handles.type != type) {
+      handles = byClass.get(type);
+      if (handles == null) {
+        return false;
+      }
+      last = handles;
+    }
+    return handles.write(request, name, value, log);
   }
 
   /** The method handles for one request class, and whether its headers take writes in place. */
   private static final class ForClass {
+    private final Class<?> type;
     private final String requestClass;
     private final MethodHandle getHeaders;
     private final MethodHandle getFirst;
@@ -70,11 +87,13 @@ final class ReactiveHeaderWriter {
     private volatile boolean inPlace = true;
 
     private ForClass(
+        Class<?> type,
         String requestClass,
         MethodHandle getHeaders,
         MethodHandle getFirst,
         MethodHandle writableView,
         MethodHandle set) {
+      this.type = type;
       this.requestClass = requestClass;
       this.getHeaders = getHeaders;
       this.getFirst = getFirst;
@@ -92,6 +111,7 @@ final class ReactiveHeaderWriter {
             Class.forName("org.springframework.http.HttpHeaders", false, api.getClassLoader());
         MethodHandles.Lookup lookup = MethodHandles.publicLookup();
         return new ForClass(
+            type,
             type.getName(),
             lookup
                 .findVirtual(api, "getHeaders", MethodType.methodType(headers))

@@ -164,6 +164,33 @@ class ReactiveHeaderWriterTest {
     assertThat(logged.toString(StandardCharsets.UTF_8)).contains("did not show on the request");
   }
 
+  /** A request class of its own whose headers a server will not let anyone change. */
+  static final class UnwritableRequest extends NettyBackedRequest {
+    UnwritableRequest(CountingUnwritableHeaders headers) {
+      super(headers);
+    }
+  }
+
+  @Test
+  void requestsOfTwoClassesInTurnKeepTheirOwnVerdicts() {
+    CountingUnwritableHeaders unwritable = new CountingUnwritableHeaders();
+    for (int i = 0; i < 3; i++) {
+      DefaultHttpHeaders netty = clientHeaders();
+      assertThat(writer.write(new NettyBackedRequest(netty), "x-sluice-lane", "gray" + i))
+          .as("a writable request after one of another class (round %d)", i)
+          .isTrue();
+      assertThat(netty.get("x-sluice-lane")).isEqualTo("gray" + i);
+      assertThat(writer.write(new UnwritableRequest(unwritable), "x-sluice-lane", "gray" + i))
+          .as("an unwritable request after a writable one (round %d)", i)
+          .isFalse();
+    }
+    assertThat(unwritable.writes).as("tried once for its class, then not again").hasValue(1);
+    assertThat(logged.toString(StandardCharsets.UTF_8).lines())
+        .singleElement()
+        .asString()
+        .contains(UnwritableRequest.class.getName());
+  }
+
   @Test
   void leavesAnythingButASpringReactiveRequestAlone() {
     assertThat(writer.write("not a request", "x-sluice-lane", "gray")).isFalse();

@@ -8,6 +8,7 @@ import io.sluice.agent.bootstrap.SluiceHooks;
 import java.time.Duration;
 import java.util.function.Consumer;
 import net.bytebuddy.asm.Advice;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.http.server.reactive.ServerHttpResponse;
@@ -54,10 +55,14 @@ public final class FilteringWebHandlerAdvice {
     if (headers.length > 0) {
       ServerHttpRequest request = exchange.getRequest();
       ServerHttpRequest.Builder rebuilt = null;
+      // Read here, typed: a header carried already (the lane, since the WebFlux entry) costs one
+      // lookup and no call into the agent.
+      HttpHeaders present = request.getHeaders();
       for (int i = 0; i + 1 < headers.length; i += 2) {
         if (rebuilt != null) {
           rebuilt.header(headers[i], headers[i + 1]);
-        } else if (!hooks.writeRequestHeader(request, headers[i], headers[i + 1])) {
+        } else if (!headers[i + 1].equals(present.getFirst(headers[i]))
+            && !hooks.writeRequestHeader(request, headers[i], headers[i + 1])) {
           // From here on into a copy: a write in place would miss the copy mutate() just took.
           rebuilt = request.mutate().header(headers[i], headers[i + 1]);
         }
