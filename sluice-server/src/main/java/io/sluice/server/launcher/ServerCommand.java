@@ -149,6 +149,15 @@ final class ServerCommand implements Callable<Integer> {
   Integer maxHttpConnections;
 
   @Option(
+      names = "--max-grpc-connections",
+      paramLabel = "N",
+      description =
+          "Client connections on the gRPC port: handshaked transports, and the connections"
+              + " clients register on them; beyond, a new transport is closed after its handshake"
+              + " and a new registration refused (default: 20000).")
+  Integer maxGrpcConnections;
+
+  @Option(
       names = "--max-grpc-handshakes",
       paramLabel = "N",
       description =
@@ -284,6 +293,9 @@ final class ServerCommand implements Callable<Integer> {
       }
       if (maxHttpConnections != null) {
         builder.maxHttpConnections(maxHttpConnections);
+      }
+      if (maxGrpcConnections != null) {
+        builder.maxConnections(maxGrpcConnections);
       }
       if (maxGrpcHandshakes != null) {
         builder.maxGrpcHandshakes(maxGrpcHandshakes);

@@ -50,6 +50,7 @@ class SluiceCommandTest {
         .contains("--max-config-bytes")
         .contains("--max-buffered-request-bytes")
         .contains("--max-http-connections")
+        .contains("--max-grpc-connections")
         .contains("--max-grpc-handshakes")
         .contains("--max-grpc-handshakes-per-address")
         .contains("--grpc-handshake-timeout-ms")
