@@ -8,15 +8,12 @@ import com.alibaba.nacos.api.PropertyKeyConst;
 import com.alibaba.nacos.api.config.ConfigService;
 import io.sluice.server.ServerOptions;
 import io.sluice.server.testing.GrpcTransportUnderTest;
+import io.sluice.server.testing.MetricsPage;
 import io.sluice.server.testing.ServerProcess;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -55,7 +52,7 @@ class GrpcHandshakeFloodIT {
   private int httpPort;
   private final List<Socket> flood = new ArrayList<>();
   private final List<ConfigService> clients = new ArrayList<>();
-  private final HttpClient http = HttpClient.newHttpClient();
+  private MetricsPage metrics;
 
   @BeforeAll
   void quietNacosClientLogs() {
@@ -85,6 +82,7 @@ class GrpcHandshakeFloodIT {
             "-XX:TieredStopAtLevel=1",
             "-XX:+UseSerialGC");
     httpPort = server.httpPort();
+    metrics = new MetricsPage(httpPort);
   }
 
   @AfterEach
@@ -122,7 +120,7 @@ class GrpcHandshakeFloodIT {
         .isLessThan(idle + MAX_HANDSHAKES_PER_ADDRESS + SLACK);
     // Well before the handshake timeout, all but the bound were closed by the server.
     awaitFloodClosed(FLOOD - MAX_HANDSHAKES_PER_ADDRESS);
-    awaitGauge("sluice_grpc_handshaking_sockets", MAX_HANDSHAKES_PER_ADDRESS);
+    metrics.awaitGauge("sluice_grpc_handshaking_sockets", MAX_HANDSHAKES_PER_ADDRESS);
     // The official client, from another address, connects at once and works.
     ConfigService client = configClient();
     assertThat(client.publishConfig("flood-a", "DEFAULT_GROUP", "served"))
@@ -131,8 +129,9 @@ class GrpcHandshakeFloodIT {
     assertThat(client.getConfig("flood-a", "DEFAULT_GROUP", 5_000)).isEqualTo("served");
     assertThat(descriptors()).isLessThan(idle + MAX_HANDSHAKES_PER_ADDRESS + SLACK);
     // Its socket left the handshaking count when it handshaked (or nobody could connect for long).
-    assertThat(gauge("sluice_grpc_handshaking_sockets")).isEqualTo(MAX_HANDSHAKES_PER_ADDRESS);
-    assertThat(gauge("sluice_grpc_transports")).isGreaterThanOrEqualTo(1);
+    assertThat(metrics.gauge("sluice_grpc_handshaking_sockets"))
+        .isEqualTo(MAX_HANDSHAKES_PER_ADDRESS);
+    assertThat(metrics.gauge("sluice_grpc_transports")).isGreaterThanOrEqualTo(1);
     List<String> output = List.copyOf(server.output());
     List<String> logged = output.subList(linesBefore, output.size());
     assertThat(logged)
@@ -145,7 +144,7 @@ class GrpcHandshakeFloodIT {
     assertThat(logged).as("no stack trace").noneMatch(line -> line.startsWith("\tat "));
 
     closeFlood();
-    awaitGauge("sluice_grpc_handshaking_sockets", 0);
+    metrics.awaitGauge("sluice_grpc_handshaking_sockets", 0);
     assertThat(client.getConfig("flood-a", "DEFAULT_GROUP", 5_000)).isEqualTo("served");
   }
 
@@ -161,7 +160,7 @@ class GrpcHandshakeFloodIT {
 
     assertThat(descriptors()).isLessThan(idle + MAX_HANDSHAKES + SLACK);
     awaitFloodClosed(FLOOD - MAX_HANDSHAKES);
-    awaitGauge("sluice_grpc_handshaking_sockets", MAX_HANDSHAKES);
+    metrics.awaitGauge("sluice_grpc_handshaking_sockets", MAX_HANDSHAKES);
     // The total bound is reached: a new client is refused until the silent sockets' handshake
     // timeout frees places (it retries by itself), and then connects and works.
     ConfigService client = configClient();
@@ -172,32 +171,8 @@ class GrpcHandshakeFloodIT {
         .until(() -> client.publishConfig("flood-b", "DEFAULT_GROUP", "served later"));
     assertThat(client.getConfig("flood-b", "DEFAULT_GROUP", 5_000)).isEqualTo("served later");
     assertThat(descriptors()).isLessThan(idle + MAX_HANDSHAKES + SLACK);
-    awaitGauge("sluice_grpc_handshaking_sockets", 0);
-    assertThat(gauge("sluice_grpc_transports")).isGreaterThanOrEqualTo(1);
-  }
-
-  /** A gauge of the server's Prometheus page. */
-  private long gauge(String name) throws Exception {
-    String page =
-        http.send(
-                HttpRequest.newBuilder(
-                        URI.create("http://127.0.0.1:" + httpPort + "/nacos/actuator/prometheus"))
-                    .timeout(Duration.ofSeconds(10))
-                    .build(),
-                HttpResponse.BodyHandlers.ofString())
-            .body();
-    return page.lines()
-        .filter(line -> line.startsWith(name + " "))
-        .mapToLong(line -> (long) Double.parseDouble(line.substring(name.length() + 1).trim()))
-        .findFirst()
-        .orElseThrow(() -> new AssertionError("no gauge " + name + " in " + page));
-  }
-
-  private void awaitGauge(String name, long value) {
-    await()
-        .atMost(Duration.ofSeconds(20))
-        .pollInterval(Duration.ofMillis(200))
-        .untilAsserted(() -> assertThat(gauge(name)).as(name).isEqualTo(value));
+    metrics.awaitGauge("sluice_grpc_handshaking_sockets", 0);
+    assertThat(metrics.gauge("sluice_grpc_transports")).isGreaterThanOrEqualTo(1);
   }
 
   private ConfigService configClient() throws Exception {

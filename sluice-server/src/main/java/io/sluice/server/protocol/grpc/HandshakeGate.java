@@ -108,8 +108,22 @@ final class HandshakeGate {
       faults.note(
           "gRPC connection refused",
           describe(remote) + ": " + maxEstablished + " gRPC connections already (max)");
-      // Closed after gRPC's own handling of this event, not in the middle of it.
-      admitted.channel.eventLoop().execute(admitted.channel::close);
+      // Closed after gRPC's own handling of this event, not in the middle of it, and at once:
+      // from the pipeline's first handler, so the close skips gRPC's handlers. Through them,
+      // grpc-java would close gracefully (GOAWAY, then a ping the peer must acknowledge, up to
+      // 10 s), and a client that never acknowledges would hold the refused socket that long.
+      Channel channel = admitted.channel;
+      channel
+          .eventLoop()
+          .execute(
+              () -> {
+                ChannelHandlerContext first = channel.pipeline().firstContext();
+                if (first != null) {
+                  first.close();
+                } else {
+                  channel.close();
+                }
+              });
     }
   }
 
