@@ -23,7 +23,9 @@ import java.lang.ref.WeakReference;
  *
  * <ul>
  *   <li>An entry maps one route object, held weakly, to the resource its id resolved to; both are
- *       final, so an entry once read is whole. An entry whose route is collected is a miss.
+ *       final, so an entry once read is whole. An entry whose route is collected is a miss. The
+ *       route is compared with {@link java.lang.ref.Reference#refersTo}, which neither loads nor
+ *       keeps alive what the entry holds.
  *   <li>A route is looked for in two slots, its identity hash's and that slot's neighbour ({@code
  *       slot ^ 1}), and stored in one of them, so routes colliding in pairs both stay.
  *   <li>The table has {@link #SLOTS} slots and never grows: it holds at most that many entries and
@@ -57,11 +59,11 @@ final class GatewayRouteSlots {
   GovernedResource get(Object route) {
     int slot = System.identityHashCode(route) & (SLOTS - 1);
     Entry entry = (Entry) SLOT.getAcquire(table, slot);
-    if (entry != null && entry.get() == route) {
+    if (entry != null && entry.refersTo(route)) {
       return entry.resource;
     }
     entry = (Entry) SLOT.getAcquire(table, slot ^ 1);
-    return entry != null && entry.get() == route ? entry.resource : null;
+    return entry != null && entry.refersTo(route) ? entry.resource : null;
   }
 
   /**
@@ -92,11 +94,11 @@ final class GatewayRouteSlots {
   }
 
   private static boolean holds(Entry entry, Object route) {
-    return entry != null && entry.get() == route;
+    return entry != null && entry.refersTo(route);
   }
 
   /** Whether a slot is free: never used, or its route was collected. */
   private static boolean vacant(Entry entry) {
-    return entry == null || entry.get() == null;
+    return entry == null || entry.refersTo(null);
   }
 }
