@@ -40,8 +40,10 @@ import java.util.regex.Pattern;
  * otherwise they return before doing anything. A call that went through a load balancer is named by
  * the logical service ({@code GET orders/items/{id}}), whichever instance it reaches.
  *
- * <p>Concurrency: resolution tables are concurrent maps (a race creates equal handles, one wins);
- * everything the documents change is published through volatile fields read once per call.
+ * <p>Concurrency: resolution tables are concurrent maps (a race creates equal handles, one wins),
+ * and gateway routes are remembered per route object in {@link GatewayRouteSlots}, whose slots hold
+ * immutable entries published with release stores; everything the documents change is published
+ * through volatile fields read once per call.
  */
 public final class FlowGovernor extends GovernanceHooks implements RuleSink {
   // An outbound resource name has a host after the method ("GET host/path"); inbound ones a '/'.
@@ -61,6 +63,11 @@ public final class FlowGovernor extends GovernanceHooks implements RuleSink {
   private final RouteResources<GovernedResource> reactiveRoutes;
   private final ConcurrentHashMap<String, GovernedResource> gatewayRoutes =
       new ConcurrentHashMap<>();
+  // The same resources by Route object, so a request skips the id read and the map.
+  private final GatewayRouteSlots gatewayRouteSlots = new GatewayRouteSlots();
+  // False only where GatewayAdviceColdBenchmark sets it (by reflection) to time the resolution the
+  // way it went before the route slots: by the route's id, on every request.
+  private boolean routesBySlot = true;
   // Resources resolved by name (client calls, other transports), one table per path.
   private final ConcurrentHashMap<String, GovernedResource>[] byName;
   // RPC services and methods, one table per RPC path (null for the others).
@@ -220,8 +227,31 @@ public final class FlowGovernor extends GovernanceHooks implements RuleSink {
     return DubboAttachments.contextOf(attachments);
   }
 
+  /**
+   * The resource of a gateway route: per request, its {@link GatewayRouteSlots} entry; the first
+   * time a route object is seen (or after its slot went to another), by its id.
+   */
   @Override
   public Object gatewayResource(Object route) {
+    if (route == null) {
+      return null;
+    }
+    if (routesBySlot) {
+      GovernedResource resource = gatewayRouteSlots.get(route);
+      if (resource != null) {
+        return resource;
+      }
+      resource = gatewayResourceById(route);
+      if (resource != null) {
+        gatewayRouteSlots.put(route, resource);
+      }
+      return resource;
+    }
+    return gatewayResourceById(route);
+  }
+
+  /** The resource of the route's id, made on the first call with that id; null past the bound. */
+  private GovernedResource gatewayResourceById(Object route) {
     String id = GatewayRoutes.idOf(route);
     if (id == null) {
       return null;

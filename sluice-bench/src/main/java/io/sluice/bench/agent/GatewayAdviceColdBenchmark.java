@@ -1,0 +1,305 @@
+package io.sluice.bench.agent;
+
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.Blackhole;
+import org.openjdk.jmh.infra.IterationParams;
+import org.openjdk.jmh.runner.IterationType;
+
+/**
+ * The gateway request of {@link GatewayAdviceBenchmark}, and its steps, each timed alone with cold
+ * caches, as in {@link DubboAdviceColdBenchmark}: before every call an untimed sweep reads one long
+ * per 64-byte line of a {@code sweepKiB} buffer (65536: twice a 32 MiB L3, so every line and page
+ * walk goes to memory). The variants run interleaved, in a shuffled order per round, each call
+ * timed on its own; JMH's score of {@code components} is their mixture and means nothing. Each fork
+ * prints, per variant, its median minus the median of {@code baseline} (the timer alone, as cold),
+ * with quartiles ({@code cold:} lines), and the paired differences of its medians ({@code pair:}
+ * lines). Quote the median over forks, the forks' range, and how many forks agree in sign.
+ *
+ * <p>The registries' clocks are fakes moved 100 us per call (untimed); the trial setup runs every
+ * variant hot ({@link #HOT_CALLS} times) first, so the cold calls run C2 code.
+ *
+ * <p>Variants ({@code demo} rules: a lane entered by a header the request carries, a flow rule on
+ * the route that never limits):
+ *
+ * <ul>
+ *   <li>{@code gateway}: the whole request (scope, entry, route headers, resource, permit, lane
+ *       pick, release); {@code gatewayNoRules}: the same with nothing to govern.
+ *   <li>{@code gatewayCopy}: the whole request on a second gateway set up alike, the A/A control
+ *       (how much two identical setups differ by where their objects lie); {@code gatewayById}: on
+ *       a third whose routes are resolved the way they were before the per-route slots (the id read
+ *       through a method handle, then the id map, on every request). Paired: {@code gatewayById}
+ *       against {@code gateway}, A/A {@code gatewayCopy} against {@code gateway}.
+ *   <li>{@code gateway1Scope} .. {@code gateway6Lanes}: the request cut after step n, so step n's
+ *       cold cost is the difference to step n-1 (in the context of the steps before it).
+ *   <li>{@code onlyRouteResource}, {@code onlyRouteResourceCopy}, {@code onlyRouteResourceById}:
+ *       the route's resource alone, on the three gateways; {@code onlyLaneHeaderWrite}: the entry's
+ *       write of the lane header into the request alone.
+ * </ul>
+ *
+ * <pre>
+ * java -cp sluice-bench/target/benchmarks.jar org.openjdk.jmh.Main GatewayAdviceColdBenchmark \
+ *     -p sweepKiB=65536 -f 3 | grep -E 'cold:|pair:'
+ * </pre>
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 1, time = 2)
+@Measurement(iterations = 3, time = 5)
+@Fork(3)
+public class GatewayAdviceColdBenchmark {
+  static final int HOT_CALLS = 30_000;
+
+  static final String[] VARIANTS = {
+    "baseline",
+    "gateway",
+    "gatewayCopy",
+    "gatewayById",
+    "gatewayNoRules",
+    "gateway1Scope",
+    "gateway2Entry",
+    "gateway3Headers",
+    "gateway4Resource",
+    "gateway5Permit",
+    "gateway6Lanes",
+    "onlyRouteResource",
+    "onlyRouteResourceCopy",
+    "onlyRouteResourceById",
+    "onlyLaneHeaderWrite",
+  };
+
+  private static final long NANOS_PER_CALL = 100_000;
+  private static final int MAX_SAMPLES = 1 << 16;
+
+  @Param({"demo"})
+  public String rules;
+
+  @Param({"2048", "65536"})
+  public int sweepKiB;
+
+  private final GatewayAdviceBenchmark calls = new GatewayAdviceBenchmark();
+  private final GatewayAdviceBenchmark copy = new GatewayAdviceBenchmark();
+  private final GatewayAdviceBenchmark byId = new GatewayAdviceBenchmark();
+  private final GatewayAdviceBenchmark ungoverned = new GatewayAdviceBenchmark();
+  private final GatewayAdviceBenchmark[] gateways = {calls, copy, byId, ungoverned};
+  private final long[] clock = new long[1];
+  private long[] buffer;
+  private long swept;
+  private long warmSink;
+  private Object warmObject;
+  private final int[] order = new int[VARIANTS.length];
+  private int cursor;
+  private final Random shuffle = new Random(12);
+  private boolean measuring;
+  private final long[][] samples = new long[VARIANTS.length][MAX_SAMPLES];
+  private final int[] counts = new int[VARIANTS.length];
+
+  private static int indexOf(String variant) {
+    int index = Arrays.asList(VARIANTS).indexOf(variant);
+    if (index < 0) {
+      throw new IllegalArgumentException(variant);
+    }
+    return index;
+  }
+
+  @Setup(Level.Trial)
+  public void setUp() throws Exception {
+    for (GatewayAdviceBenchmark gateway : gateways) {
+      gateway.rules = gateway == ungoverned ? "none" : rules;
+      gateway.routeLookup = gateway == byId ? "id" : "slot";
+      gateway.ticker = () -> clock[0];
+      gateway.setUp();
+    }
+    for (int i = 0; i < HOT_CALLS; i++) {
+      for (int v = 0; v < VARIANTS.length; v++) {
+        prepare();
+        warmSink += run(v, null);
+      }
+    }
+    prepare();
+    buffer = new long[sweepKiB * 128];
+    for (int i = 0; i < buffer.length; i++) {
+      buffer[i] = i;
+    }
+    for (int i = 0; i < order.length; i++) {
+      order[i] = i;
+    }
+    cursor = order.length;
+  }
+
+  @Setup(Level.Iteration)
+  public void iteration(IterationParams params) {
+    measuring = params.getType() == IterationType.MEASUREMENT;
+  }
+
+  /** Prints each variant's median minus the baseline's, with quartiles, and the pairs, in us. */
+  @TearDown(Level.Trial)
+  public void report() {
+    for (GatewayAdviceBenchmark gateway : gateways) {
+      gateway.check();
+    }
+    long base = percentile(0, 0.5);
+    StringBuilder out = new StringBuilder();
+    for (int v = 0; v < VARIANTS.length; v++) {
+      out.append(
+          String.format(
+              Locale.ROOT,
+              "cold: sweepKiB=%d %-22s p50 %7.2f  p25 %7.2f  p75 %7.2f  us over baseline"
+                  + "  (baseline p50 %.2f, n=%d)%n",
+              sweepKiB,
+              VARIANTS[v],
+              (percentile(v, 0.5) - base) / 1e3,
+              (percentile(v, 0.25) - base) / 1e3,
+              (percentile(v, 0.75) - base) / 1e3,
+              base / 1e3,
+              Math.min(counts[v], MAX_SAMPLES)));
+    }
+    pair(out, "whole request", "gateway", "gatewayById", "gatewayCopy");
+    pair(
+        out,
+        "route resource",
+        "onlyRouteResource",
+        "onlyRouteResourceById",
+        "onlyRouteResourceCopy");
+    System.out.print(out);
+  }
+
+  /** One fork's new - old and A/A (copy - new), differences of medians in us. */
+  private void pair(StringBuilder out, String what, String now, String before, String same) {
+    double fresh = percentile(indexOf(now), 0.5);
+    out.append(
+        String.format(
+            Locale.ROOT,
+            "pair: sweepKiB=%d %-15s new-old %+7.2f  A/A %+7.2f  us  (%s - %s, %s - %s)%n",
+            sweepKiB,
+            what,
+            (fresh - percentile(indexOf(before), 0.5)) / 1e3,
+            (percentile(indexOf(same), 0.5) - fresh) / 1e3,
+            now,
+            before,
+            same,
+            now));
+  }
+
+  private long percentile(int variant, double q) {
+    int n = Math.min(counts[variant], MAX_SAMPLES);
+    if (n == 0) {
+      return 0;
+    }
+    long[] sorted = Arrays.copyOf(samples[variant], n);
+    Arrays.sort(sorted);
+    return sorted[(int) Math.min(n - 1, Math.floor(q * n))];
+  }
+
+  /**
+   * Picks the next variant, prepares the request, then evicts the caches: one read per 64-byte line
+   * of the buffer. Untimed.
+   */
+  @Setup(Level.Invocation)
+  public void sweep() {
+    if (cursor == order.length) {
+      for (int i = order.length - 1; i > 0; i--) {
+        int j = shuffle.nextInt(i + 1);
+        int t = order[i];
+        order[i] = order[j];
+        order[j] = t;
+      }
+      cursor = 0;
+    }
+    prepare();
+    long[] b = buffer;
+    long sum = 0;
+    for (int i = 0; i < b.length; i += 8) {
+      sum += b[i];
+    }
+    swept += sum;
+  }
+
+  /** Moves the clock; every request arrives without the headers the last one had written. */
+  private void prepare() {
+    clock[0] += NANOS_PER_CALL;
+    for (GatewayAdviceBenchmark gateway : gateways) {
+      gateway.clearHeaders();
+    }
+  }
+
+  /** Times the next variant's call. */
+  @Benchmark
+  public long components(Blackhole sink) {
+    int v = order[cursor++];
+    long start = System.nanoTime();
+    long result = run(v, sink);
+    long time = System.nanoTime() - start;
+    sink.consume(result);
+    if (measuring) {
+      samples[v][counts[v]++ & (MAX_SAMPLES - 1)] = time;
+    }
+    return time;
+  }
+
+  /** Runs one variant; an object result goes to {@code sink} (no boxing in the timed call). */
+  private long run(int variant, Blackhole sink) {
+    switch (variant) {
+      case 0:
+        return 0;
+      case 1:
+        return calls.request(GatewayAdviceBenchmark.ALL);
+      case 2:
+        return copy.request(GatewayAdviceBenchmark.ALL);
+      case 3:
+        return byId.request(GatewayAdviceBenchmark.ALL);
+      case 4:
+        return ungoverned.request(GatewayAdviceBenchmark.ALL);
+      case 5:
+        return calls.request(GatewayAdviceBenchmark.SCOPE);
+      case 6:
+        return calls.request(GatewayAdviceBenchmark.ENTRY);
+      case 7:
+        return calls.request(GatewayAdviceBenchmark.HEADERS);
+      case 8:
+        return calls.request(GatewayAdviceBenchmark.RESOURCE);
+      case 9:
+        return calls.request(GatewayAdviceBenchmark.PERMIT);
+      case 10:
+        return calls.request(GatewayAdviceBenchmark.LANES);
+      case 11:
+        return consume(sink, calls.routeResource());
+      case 12:
+        return consume(sink, copy.routeResource());
+      case 13:
+        return consume(sink, byId.routeResource());
+      case 14:
+        return calls.governor.writeRequestHeader(
+                calls.request, io.sluice.agent.bootstrap.SluiceContext.Headers.LANE, "gray")
+            ? 1
+            : 0;
+      default:
+        throw new IllegalStateException("variant " + variant);
+    }
+  }
+
+  private long consume(Blackhole sink, Object result) {
+    if (sink != null) {
+      sink.consume(result);
+    } else {
+      warmObject = result;
+    }
+    return 0;
+  }
+}
