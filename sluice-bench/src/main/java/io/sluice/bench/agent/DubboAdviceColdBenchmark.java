@@ -5,9 +5,6 @@ import io.sluice.agent.bootstrap.SluiceContext;
 import io.sluice.agent.governance.FlowGovernor;
 import io.sluice.bench.agent.DubboAdviceBenchmark.BService;
 import java.lang.reflect.Field;
-import java.util.Arrays;
-import java.util.Locale;
-import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.apache.dubbo.rpc.Invocation;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -139,7 +136,6 @@ public class DubboAdviceColdBenchmark {
   // sweeps slowly. onlyTickSample crosses it on purpose, on the twin's registry alone.
   private static final long NANOS_PER_CALL = 100_000;
   private static final long TICK_NANOS = 100_000_000;
-  private static final int MAX_SAMPLES = 1 << 16;
 
   @Param({"demo"})
   public String rules;
@@ -159,21 +155,14 @@ public class DubboAdviceColdBenchmark {
   private Object twinCall;
   private Object providerCall;
   private Object[] args;
-  private long[] buffer;
-  private long swept;
   private long warmSink;
   private Object warmObjects;
   private long servicePermit;
   private long methodPermit;
-  private final int[] order = new int[VARIANTS.length];
-  private int cursor;
-  private final Random shuffle = new Random(12);
-  private boolean measuring;
-  private final long[][] samples = new long[VARIANTS.length][MAX_SAMPLES];
-  private final int[] counts = new int[VARIANTS.length];
+  private ColdRounds rounds;
 
   private static int indexOf(String variant) {
-    return Arrays.asList(VARIANTS).indexOf(variant);
+    return ColdRounds.indexOf(VARIANTS, variant);
   }
 
   @Setup(Level.Trial)
@@ -218,19 +207,12 @@ public class DubboAdviceColdBenchmark {
         warmSink += run(v, null);
       }
     }
-    buffer = new long[sweepKiB * 128];
-    for (int i = 0; i < buffer.length; i++) {
-      buffer[i] = i;
-    }
-    for (int i = 0; i < order.length; i++) {
-      order[i] = i;
-    }
-    cursor = order.length;
+    rounds = new ColdRounds(VARIANTS, sweepKiB);
   }
 
   @Setup(Level.Iteration)
   public void iteration(IterationParams params) {
-    measuring = params.getType() == IterationType.MEASUREMENT;
+    rounds.measuring(params.getType() == IterationType.MEASUREMENT);
   }
 
   /** Prints each variant's median minus the baseline's, with quartiles, in us. */
@@ -240,33 +222,7 @@ public class DubboAdviceColdBenchmark {
     copy.check();
     byList.check();
     SluiceContext.restore(null);
-    long base = percentile(0, 0.5);
-    StringBuilder out = new StringBuilder();
-    for (int v = 0; v < VARIANTS.length; v++) {
-      out.append(
-          String.format(
-              Locale.ROOT,
-              "cold: sweepKiB=%d %-20s p50 %7.2f  p25 %7.2f  p75 %7.2f  us over baseline"
-                  + "  (baseline p50 %.2f, n=%d)%n",
-              sweepKiB,
-              VARIANTS[v],
-              (percentile(v, 0.5) - base) / 1e3,
-              (percentile(v, 0.25) - base) / 1e3,
-              (percentile(v, 0.75) - base) / 1e3,
-              base / 1e3,
-              Math.min(counts[v], MAX_SAMPLES)));
-    }
-    System.out.print(out);
-  }
-
-  private long percentile(int variant, double q) {
-    int n = Math.min(counts[variant], MAX_SAMPLES);
-    if (n == 0) {
-      return 0;
-    }
-    long[] sorted = Arrays.copyOf(samples[variant], n);
-    Arrays.sort(sorted);
-    return sorted[(int) Math.min(n - 1, Math.floor(q * n))];
+    System.out.print(rounds.coldLines());
   }
 
   /**
@@ -275,23 +231,9 @@ public class DubboAdviceColdBenchmark {
    */
   @Setup(Level.Invocation)
   public void sweep() {
-    if (cursor == order.length) {
-      for (int i = order.length - 1; i > 0; i--) {
-        int j = shuffle.nextInt(i + 1);
-        int t = order[i];
-        order[i] = order[j];
-        order[j] = t;
-      }
-      cursor = 0;
-    }
-    int next = order[cursor];
+    int next = rounds.upcoming();
     prepare(next);
-    long[] b = buffer;
-    long sum = 0;
-    for (int i = 0; i < b.length; i += 8) {
-      sum += b[i];
-    }
-    swept += sum;
+    rounds.evictCaches();
     if (next == CODE_WARM_VARIANT) {
       twin.providerUntagged();
     }
@@ -309,14 +251,12 @@ public class DubboAdviceColdBenchmark {
   /** Times the next variant's call. */
   @Benchmark
   public long components(Blackhole sink) {
-    int v = order[cursor++];
+    int v = rounds.take();
     long start = System.nanoTime();
     long result = run(v, sink);
     long time = System.nanoTime() - start;
     sink.consume(result);
-    if (measuring) {
-      samples[v][counts[v]++ & (MAX_SAMPLES - 1)] = time;
-    }
+    rounds.record(v, time);
     return time;
   }
 

@@ -1,8 +1,6 @@
 package io.sluice.bench.agent;
 
-import java.util.Arrays;
 import java.util.Locale;
-import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -91,7 +89,6 @@ public class GatewayAdviceColdBenchmark {
   };
 
   private static final long NANOS_PER_CALL = 100_000;
-  private static final int MAX_SAMPLES = 1 << 16;
 
   @Param({"demo"})
   public String rules;
@@ -106,24 +103,9 @@ public class GatewayAdviceColdBenchmark {
   private final GatewayAdviceBenchmark byId = new GatewayAdviceBenchmark();
   private final GatewayAdviceBenchmark[] gateways = {calls, ungoverned, slot, copy, byId};
   private final long[] clock = new long[1];
-  private long[] buffer;
-  private long swept;
   private long warmSink;
   private Object warmObject;
-  private final int[] order = new int[VARIANTS.length];
-  private int cursor;
-  private final Random shuffle = new Random(12);
-  private boolean measuring;
-  private final long[][] samples = new long[VARIANTS.length][MAX_SAMPLES];
-  private final int[] counts = new int[VARIANTS.length];
-
-  private static int indexOf(String variant) {
-    int index = Arrays.asList(VARIANTS).indexOf(variant);
-    if (index < 0) {
-      throw new IllegalArgumentException(variant);
-    }
-    return index;
-  }
+  private ColdRounds rounds;
 
   @Setup(Level.Trial)
   public void setUp() throws Exception {
@@ -140,19 +122,12 @@ public class GatewayAdviceColdBenchmark {
       }
     }
     prepare();
-    buffer = new long[sweepKiB * 128];
-    for (int i = 0; i < buffer.length; i++) {
-      buffer[i] = i;
-    }
-    for (int i = 0; i < order.length; i++) {
-      order[i] = i;
-    }
-    cursor = order.length;
+    rounds = new ColdRounds(VARIANTS, sweepKiB);
   }
 
   @Setup(Level.Iteration)
   public void iteration(IterationParams params) {
-    measuring = params.getType() == IterationType.MEASUREMENT;
+    rounds.measuring(params.getType() == IterationType.MEASUREMENT);
   }
 
   /** Prints each variant's median minus the baseline's, with quartiles, and the pairs, in us. */
@@ -161,64 +136,22 @@ public class GatewayAdviceColdBenchmark {
     for (GatewayAdviceBenchmark gateway : gateways) {
       gateway.check();
     }
-    long base = percentile(0, 0.5);
-    StringBuilder out = new StringBuilder();
-    for (int v = 0; v < VARIANTS.length; v++) {
-      out.append(
-          String.format(
-              Locale.ROOT,
-              "cold: sweepKiB=%d %-22s p50 %7.2f  p25 %7.2f  p75 %7.2f  us over baseline"
-                  + "  (baseline p50 %.2f, n=%d)%n",
-              sweepKiB,
-              VARIANTS[v],
-              (percentile(v, 0.5) - base) / 1e3,
-              (percentile(v, 0.25) - base) / 1e3,
-              (percentile(v, 0.75) - base) / 1e3,
-              base / 1e3,
-              Math.min(counts[v], MAX_SAMPLES)));
-    }
-    pair(out, "whole request", "pairSlot", "pairById", "pairSlotCopy");
-    pair(
-        out,
-        "route resource",
-        "onlyRouteResource",
-        "onlyRouteResourceById",
-        "onlyRouteResourceCopy");
+    StringBuilder out = new StringBuilder(rounds.coldLines());
+    out.append(rounds.pairLine("whole request", "pairSlot", "pairById", "pairSlotCopy"))
+        .append(
+            rounds.pairLine(
+                "route resource",
+                "onlyRouteResource",
+                "onlyRouteResourceById",
+                "onlyRouteResourceCopy"));
     out.append(
         String.format(
             Locale.ROOT,
             "bias: sweepKiB=%d stepped gateway - pairSlot %+7.2f us  (the same request on a gateway"
                 + " run nine times per round against one run twice)%n",
             sweepKiB,
-            (percentile(indexOf("gateway"), 0.5) - percentile(indexOf("pairSlot"), 0.5)) / 1e3));
+            (rounds.median("gateway") - rounds.median("pairSlot")) / 1e3));
     System.out.print(out);
-  }
-
-  /** One fork's new - old and A/A (copy - new), differences of medians in us. */
-  private void pair(StringBuilder out, String what, String now, String before, String same) {
-    double fresh = percentile(indexOf(now), 0.5);
-    out.append(
-        String.format(
-            Locale.ROOT,
-            "pair: sweepKiB=%d %-15s new-old %+7.2f  A/A %+7.2f  us  (%s - %s, %s - %s)%n",
-            sweepKiB,
-            what,
-            (fresh - percentile(indexOf(before), 0.5)) / 1e3,
-            (percentile(indexOf(same), 0.5) - fresh) / 1e3,
-            now,
-            before,
-            same,
-            now));
-  }
-
-  private long percentile(int variant, double q) {
-    int n = Math.min(counts[variant], MAX_SAMPLES);
-    if (n == 0) {
-      return 0;
-    }
-    long[] sorted = Arrays.copyOf(samples[variant], n);
-    Arrays.sort(sorted);
-    return sorted[(int) Math.min(n - 1, Math.floor(q * n))];
   }
 
   /**
@@ -227,22 +160,9 @@ public class GatewayAdviceColdBenchmark {
    */
   @Setup(Level.Invocation)
   public void sweep() {
-    if (cursor == order.length) {
-      for (int i = order.length - 1; i > 0; i--) {
-        int j = shuffle.nextInt(i + 1);
-        int t = order[i];
-        order[i] = order[j];
-        order[j] = t;
-      }
-      cursor = 0;
-    }
+    rounds.upcoming();
     prepare();
-    long[] b = buffer;
-    long sum = 0;
-    for (int i = 0; i < b.length; i += 8) {
-      sum += b[i];
-    }
-    swept += sum;
+    rounds.evictCaches();
   }
 
   /** Moves the clock; every request arrives without the headers the last one had written. */
@@ -256,14 +176,12 @@ public class GatewayAdviceColdBenchmark {
   /** Times the next variant's call. */
   @Benchmark
   public long components(Blackhole sink) {
-    int v = order[cursor++];
+    int v = rounds.take();
     long start = System.nanoTime();
     long result = run(v, sink);
     long time = System.nanoTime() - start;
     sink.consume(result);
-    if (measuring) {
-      samples[v][counts[v]++ & (MAX_SAMPLES - 1)] = time;
-    }
+    rounds.record(v, time);
     return time;
   }
 
