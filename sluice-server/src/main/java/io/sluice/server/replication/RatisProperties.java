@@ -43,14 +43,23 @@ final class RatisProperties {
       GrpcConfigKeys.Server.setPort(properties, options.self().port());
     }
 
-    // Elections. A one-peer group elects itself as soon as the timeout fires, so a short one is
-    // the whole of the start-up delay; a cluster needs timeouts well above pauses (see options).
+    // Elections. A one-peer group elects itself as soon as the first timeout fires, so a short one
+    // is the whole of the start-up delay; after that its leader only wakes up at a fraction of the
+    // steady timeout to check a leadership nobody can contest, so that one is long (see options).
+    // A cluster needs timeouts well above pauses, the first election included.
     TimeDuration min = millis(options.electionTimeoutMin().toMillis());
     TimeDuration max = millis(options.electionTimeoutMax().toMillis());
-    RaftServerConfigKeys.Rpc.setTimeoutMin(properties, min);
-    RaftServerConfigKeys.Rpc.setTimeoutMax(properties, max);
     RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMin(properties, min);
     RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMax(properties, max);
+    if (options.standalone()) {
+      RaftServerConfigKeys.Rpc.setTimeoutMin(
+          properties, millis(ReplicationOptions.STANDALONE_STEADY_TIMEOUT_MIN.toMillis()));
+      RaftServerConfigKeys.Rpc.setTimeoutMax(
+          properties, millis(ReplicationOptions.STANDALONE_STEADY_TIMEOUT_MAX.toMillis()));
+    } else {
+      RaftServerConfigKeys.Rpc.setTimeoutMin(properties, min);
+      RaftServerConfigKeys.Rpc.setTimeoutMax(properties, max);
+    }
     if (options.standalone()) {
       // The pre-vote round only protects a cluster from a partitioned peer raising terms.
       RaftServerConfigKeys.LeaderElection.setPreVote(properties, false);

@@ -13,16 +13,19 @@ public final class EngineThreads {
   private EngineThreads() {}
 
   /**
-   * A live thread of a store's Ratis engine whose name ends with {@code role}, e.g. {@code
+   * The newest live thread of a store's Ratis engine whose name ends with {@code role}, e.g. {@code
    * LeaderStateImpl} (the leader's event processor) or {@code StateMachineUpdater} (the apply
-   * thread).
+   * thread). The newest, because a store closed just before can leave its threads running until
+   * their next timed wake-up (a standalone leader's: up to 2 s), and killing one of those would not
+   * touch the store under test.
    */
+  @SuppressWarnings("deprecation") // getId(): threadId() is Java 19+, and this runs on 17
   public static Thread live(String role) {
     return Thread.getAllStackTraces().keySet().stream()
         .filter(Thread::isAlive)
         .filter(thread -> thread.getName().endsWith("-" + role))
         .filter(EngineThreads::inEngineGroup)
-        .findFirst()
+        .max(java.util.Comparator.comparingLong(Thread::getId))
         .orElseThrow(() -> new AssertionError("no live Ratis thread " + role));
   }
 
