@@ -51,6 +51,12 @@ final class NamingPushes implements Consumer<ServiceKey> {
 
   @Override
   public void accept(ServiceKey changed) {
+    // Nobody to push to: no round (a registration-heavy load would otherwise wake the push thread
+    // every delay for nothing). A subscriber that arrives after this check is sent the snapshot
+    // of then by pushNow, and the change, applied before this call, is in it.
+    if (registry.subscribers(changed).isEmpty()) {
+      return;
+    }
     dirty.add(changed);
     if (flushScheduled.compareAndSet(false, true)) {
       long sinceLastRound = clock.nanoTime() - lastRoundNanos;

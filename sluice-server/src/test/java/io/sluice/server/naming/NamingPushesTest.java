@@ -8,9 +8,11 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -51,6 +53,57 @@ class NamingPushesTest {
     clock.advance(Duration.ofMillis(100));
     pushes.accept(billing);
     assertThat(pushThread.delaysMillis.get(2)).isZero();
+  }
+
+  @Test
+  void aChangeToAServiceNobodyWatchesSchedulesNoRoundAndALaterSubscriberStillGetsIt() {
+    registry.onChange(pushes);
+    ServiceKey orders = ServiceKey.of("public", "G", "orders");
+    registry.register("conn-1", orders, instance(orders, "127.0.0.5"));
+    registry.register("conn-2", orders, instance(orders, "127.0.0.6"));
+    assertThat(pushThread.delaysMillis).as("no push round for an unwatched service").isEmpty();
+
+    List<String> pushed = new ArrayList<>();
+    Subscriber watcher = hostsOf(pushed);
+    registry.subscribe(orders, watcher);
+    pushes.pushNow(orders, watcher);
+    pushThread.runDue();
+    assertThat(pushed).containsExactly("127.0.0.5,127.0.0.6");
+
+    clock.advance(Duration.ofMillis(100));
+    registry.register("conn-3", orders, instance(orders, "127.0.0.7"));
+    assertThat(pushThread.delaysMillis).as("the snapshot, then one round").hasSize(2);
+    pushThread.runDue();
+    assertThat(pushed).containsExactly("127.0.0.5,127.0.0.6", "127.0.0.5,127.0.0.6,127.0.0.7");
+  }
+
+  private static Instance instance(ServiceKey service, String ip) {
+    return InstanceValidator.instance(
+        service, null, ip, 80, null, null, null, true, null, Map.of());
+  }
+
+  /** Records each pushed view's host addresses, sorted and joined. */
+  private static Subscriber hostsOf(List<String> pushed) {
+    return new Subscriber() {
+      @Override
+      public Client client() {
+        return new Client("127.0.0.1", 0, "", "", "");
+      }
+
+      @Override
+      public String clusters() {
+        return "";
+      }
+
+      @Override
+      public void serviceChanged(ServiceView view) {
+        pushed.add(
+            view.select("", false).hosts().stream()
+                .map(Instance::ip)
+                .sorted()
+                .collect(Collectors.joining(",")));
+      }
+    };
   }
 
   private static Subscriber subscriber(List<String> pushed) {
