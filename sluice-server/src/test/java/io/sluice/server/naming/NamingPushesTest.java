@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -84,29 +85,21 @@ class NamingPushesTest {
 
   /** Records each pushed view's host addresses, sorted and joined. */
   private static Subscriber hostsOf(List<String> pushed) {
-    return new Subscriber() {
-      @Override
-      public Client client() {
-        return new Client("127.0.0.1", 0, "", "", "");
-      }
-
-      @Override
-      public String clusters() {
-        return "";
-      }
-
-      @Override
-      public void serviceChanged(ServiceView view) {
-        pushed.add(
-            view.select("", false).hosts().stream()
-                .map(Instance::ip)
-                .sorted()
-                .collect(Collectors.joining(",")));
-      }
-    };
+    return subscriber(
+        view ->
+            pushed.add(
+                view.select("", false).hosts().stream()
+                    .map(Instance::ip)
+                    .sorted()
+                    .collect(Collectors.joining(","))));
   }
 
+  /** Records each pushed view's service name. */
   private static Subscriber subscriber(List<String> pushed) {
+    return subscriber(view -> pushed.add(view.key().name()));
+  }
+
+  private static Subscriber subscriber(Consumer<ServiceView> onPush) {
     return new Subscriber() {
       @Override
       public Client client() {
@@ -120,7 +113,7 @@ class NamingPushesTest {
 
       @Override
       public void serviceChanged(ServiceView view) {
-        pushed.add(view.key().name());
+        onPush.accept(view);
       }
     };
   }
