@@ -44,8 +44,8 @@ final class RatisProperties {
     }
 
     // Elections. A one-peer group elects itself as soon as the first timeout fires, so a short one
-    // is the whole of the start-up delay; after that its leader only wakes up at a fraction of the
-    // steady timeout to check a leadership nobody can contest, so that one is long (see options).
+    // is the whole of the start-up delay; after that its leader only wakes up once per maximum
+    // timeout to check a leadership nobody can contest, so the later ones are long (see options).
     // A cluster needs timeouts well above pauses, the first election included.
     TimeDuration min = millis(options.electionTimeoutMin().toMillis());
     TimeDuration max = millis(options.electionTimeoutMax().toMillis());
@@ -56,14 +56,11 @@ final class RatisProperties {
           properties, millis(ReplicationOptions.STANDALONE_STEADY_TIMEOUT_MIN.toMillis()));
       RaftServerConfigKeys.Rpc.setTimeoutMax(
           properties, millis(ReplicationOptions.STANDALONE_STEADY_TIMEOUT_MAX.toMillis()));
-    } else {
-      RaftServerConfigKeys.Rpc.setTimeoutMin(properties, min);
-      RaftServerConfigKeys.Rpc.setTimeoutMax(properties, max);
-    }
-    if (options.standalone()) {
       // The pre-vote round only protects a cluster from a partitioned peer raising terms.
       RaftServerConfigKeys.LeaderElection.setPreVote(properties, false);
     } else {
+      RaftServerConfigKeys.Rpc.setTimeoutMin(properties, min);
+      RaftServerConfigKeys.Rpc.setTimeoutMax(properties, max);
       // A leader that finds no majority heard from within the election timeout steps down and
       // then sits out elections for this long (Ratis: 10 s). Seen after a kill -9 on a starved
       // core: the new leader took 2 s to set itself up, failed its first check for want of any

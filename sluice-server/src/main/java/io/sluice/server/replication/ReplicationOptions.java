@@ -80,9 +80,9 @@ public final class ReplicationOptions {
 
   /**
    * A one-peer group's timeouts after its first election. Its leader has nobody to send heartbeats
-   * to or hear from, but Ratis's leader still wakes up to check its leadership at a fraction of the
-   * election timeout: at the start-up timeout that was 108 wake-ups and 11 ms of CPU a second on an
-   * idle server. Nothing in a one-peer group waits on these.
+   * to or hear from, but Ratis's leader still wakes up once per maximum timeout to check its
+   * leadership: at the start-up timeout that was 108 wake-ups and 11 ms of CPU a second on an idle
+   * server. Nothing in a one-peer group waits on these (its commits are event-driven).
    */
   static final Duration STANDALONE_STEADY_TIMEOUT_MIN = Duration.ofSeconds(1);
 
