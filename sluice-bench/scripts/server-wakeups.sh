@@ -5,15 +5,16 @@
 # BUILD is a checkout built with `mvn -B -q -DskipTests -pl sluice-server,sluice-bench -am package`.
 # Starts BUILD's server (fresh data directory, HTTP port PORT, default 18848) pinned to CPUS_SERVER
 # (0), waits SETTLE (15) s, then counts each thread's voluntary context switches (its wake-ups from
-# a wait) and CPU ticks over IDLE (20) s from /proc. With a workload after `--`, it then drives the
-# server with BUILD's LoadDriver pinned to CPUS_DRIVER (1) for its warm-up plus 30 s, and counts
-# again over 15 s from 12 s into the measured part. Threads are grouped by their 15-character
+# a wait) and CPU ticks over IDLE (20) s from /proc, with the process's CPU split into user and
+# kernel time. With a workload after `--`, it then drives the server with BUILD's LoadDriver
+# pinned to CPUS_DRIVER (1) for its warm-up plus 30 s, and counts again over 15 s from 12 s into
+# the measured part. Threads are grouped by their 15-character
 # kernel name (so a Ratis group's threads share one line). Example, 3,000 registrations a second:
 #   sluice-bench/scripts/server-wakeups.sh . -- --client lean --scenarios naming-register \
 #     --loop open --rate 3000 --warmup 10 --duration 30
 # Run two builds one after the other, alternating, for an A/B; the machine should be otherwise idle.
 set -uo pipefail
-[ $# -ge 1 ] || { sed -n '2,14p' "$0" >&2; exit 2; }
+[ $# -ge 1 ] || { sed -n '2,15p' "$0" >&2; exit 2; }
 build="$(cd "$1" && pwd)"; shift
 [ "${1:-}" = "--" ] && shift
 port="${PORT:-18848}"
@@ -28,12 +29,13 @@ snapshot() { # tid name wakeups cpu-ticks, one line per thread
   done | sort
 }
 report() { # label pid seconds: counts over that many seconds from now
-  local before after ticks0 ticks1
-  before="$(snapshot "$2")"; ticks0="$(awk '{print $14 + $15}' /proc/"$2"/stat)"
+  local before after user0 sys0 user1 sys1
+  before="$(snapshot "$2")"; read -r user0 sys0 < <(awk '{print $14, $15}' /proc/"$2"/stat)
   sleep "$3"
-  after="$(snapshot "$2")"; ticks1="$(awk '{print $14 + $15}' /proc/"$2"/stat)"
-  printf '== %s, %s s: process CPU %d ms/s, load %s\n' "$1" "$3" \
-    $(((ticks1 - ticks0) * 10 / $3)) "$(cut -d' ' -f1 /proc/loadavg)"
+  after="$(snapshot "$2")"; read -r user1 sys1 < <(awk '{print $14, $15}' /proc/"$2"/stat)
+  printf '== %s, %s s: process CPU %d ms/s (user %d, kernel %d), load %s\n' "$1" "$3" \
+    $(((user1 + sys1 - user0 - sys0) * 10 / $3)) $(((user1 - user0) * 10 / $3)) \
+    $(((sys1 - sys0) * 10 / $3)) "$(cut -d' ' -f1 /proc/loadavg)"
   join <(echo "$before") <(echo "$after") | awk -v s="$3" '
     { wakeups[$2] += $6 - $3; ticks[$2] += $7 - $4 }
     END { for (n in wakeups) { total += wakeups[n]
