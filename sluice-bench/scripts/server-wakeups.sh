@@ -8,8 +8,8 @@
 # a wait) and CPU ticks over IDLE (20) s from /proc, with the process's CPU split into user and
 # kernel time. With a workload after `--`, it then drives the server with BUILD's LoadDriver
 # pinned to CPUS_DRIVER (1) for its warm-up plus 30 s, and counts again over 15 s from 12 s into
-# the measured part. Threads are grouped by their 15-character
-# kernel name (so a Ratis group's threads share one line). Example, 3,000 registrations a second:
+# the measured part. Threads are grouped by their 15-character kernel name (so a Ratis group's
+# threads share one line). Example, 3,000 registrations a second:
 #   sluice-bench/scripts/server-wakeups.sh . -- --client lean --scenarios naming-register \
 #     --loop open --rate 3000 --warmup 10 --duration 30
 # Run two builds one after the other, alternating, for an A/B; the machine should be otherwise idle.
@@ -18,8 +18,18 @@ set -uo pipefail
 build="$(cd "$1" && pwd)"; shift
 [ "${1:-}" = "--" ] && shift
 port="${PORT:-18848}"
-data="$(mktemp -d -t sluice-wakeups.XXXXXX)"
+data="$(mktemp -d -t sluice-wakeups.XXXXXX)" # the server's data directory; its output beside it
 log="$data.log"
+pid=""
+cleanup() { # on any exit: stop the server, drop its data; keep its output if it never started
+  if [ -n "$pid" ]; then
+    kill "$pid" 2>/dev/null
+    while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
+    rm -f "$log"
+  fi
+  rm -rf "$data" "$data.driver"
+}
+trap cleanup EXIT
 
 snapshot() { # tid name wakeups cpu-ticks, one line per thread
   for task in /proc/"$1"/task/*; do
@@ -62,5 +72,3 @@ if [ $# -gt 0 ]; then
   wait "$driver"
   grep -A1 '^scenario ' "$data.driver"
 fi
-kill "$pid"; while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
-rm -rf "$data" "$log" "$data.driver"

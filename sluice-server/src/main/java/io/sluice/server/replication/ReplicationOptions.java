@@ -79,16 +79,6 @@ public final class ReplicationOptions {
   public static final Duration DEFAULT_STANDALONE_ELECTION_TIMEOUT = Duration.ofMillis(5);
 
   /**
-   * A one-peer group's timeouts after its first election. Its leader has nobody to send heartbeats
-   * to or hear from, but Ratis's leader still wakes up once per maximum timeout to check its
-   * leadership: at the start-up timeout that was 108 wake-ups and 11 ms of CPU a second on an idle
-   * server. Nothing in a one-peer group waits on these (its commits are event-driven).
-   */
-  static final Duration STANDALONE_STEADY_TIMEOUT_MIN = Duration.ofSeconds(1);
-
-  static final Duration STANDALONE_STEADY_TIMEOUT_MAX = Duration.ofSeconds(2);
-
-  /**
    * Election timeouts of a multi-peer group: above Ratis's 150–300 ms because a 2-core machine
    * shared with the rest of the server pauses longer than that under load.
    */

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.server.RaftServerConfigKeys;
+import org.apache.ratis.util.TimeDuration;
 import org.junit.jupiter.api.Test;
 
 class RatisPropertiesTest {
@@ -21,7 +22,7 @@ class RatisPropertiesTest {
         .isEqualTo(ReplicationOptions.DEFAULT_STANDALONE_ELECTION_TIMEOUT.toMillis());
     assertThat(millis(RaftServerConfigKeys.Rpc.firstElectionTimeoutMax(properties)))
         .isEqualTo(2 * ReplicationOptions.DEFAULT_STANDALONE_ELECTION_TIMEOUT.toMillis());
-    // The leader wakes up at a fraction of these; at the start-up timeout that was ~100 times a
+    // The leader wakes up once per maximum timeout; at the start-up timeout that was ~100 times a
     // second on an idle server.
     assertThat(millis(RaftServerConfigKeys.Rpc.timeoutMin(properties))).isEqualTo(1_000);
     assertThat(millis(RaftServerConfigKeys.Rpc.timeoutMax(properties))).isEqualTo(2_000);
@@ -45,7 +46,7 @@ class RatisPropertiesTest {
     assertThat(millis(RaftServerConfigKeys.Rpc.timeoutMax(properties))).isEqualTo(max);
   }
 
-  private static long millis(org.apache.ratis.util.TimeDuration duration) {
+  private static long millis(TimeDuration duration) {
     return duration.toLong(TimeUnit.MILLISECONDS);
   }
 }

@@ -1,6 +1,7 @@
 package io.sluice.server.testing;
 
 import java.lang.reflect.InvocationTargetException;
+import java.util.Comparator;
 import org.junit.jupiter.api.Assumptions;
 
 /**
@@ -25,7 +26,7 @@ public final class EngineThreads {
         .filter(Thread::isAlive)
         .filter(thread -> thread.getName().endsWith("-" + role))
         .filter(EngineThreads::inEngineGroup)
-        .max(java.util.Comparator.comparingLong(Thread::getId))
+        .max(Comparator.comparingLong(Thread::getId))
         .orElseThrow(() -> new AssertionError("no live Ratis thread " + role));
   }
 
