@@ -1,11 +1,14 @@
 package io.sluice.server.testing;
 
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 /**
  * A sluice-server in its own JVM, started as {@code sluice server} with this test's class path, so
@@ -214,9 +217,42 @@ public final class ServerProcess implements AutoCloseable {
     return process.isAlive();
   }
 
-  /** SIGSTOP: the process freezes as a hung or partitioned machine would, sockets left open. */
+  /**
+   * SIGSTOP: the process freezes as a hung or partitioned machine would, sockets left open. Returns
+   * once every thread is stopped: {@code kill} only queues the signal, and a thread still running
+   * on the other core could answer one more request (seen in CI: a frozen member's share counted 18
+   * ms after the signal was sent).
+   */
   public void pause() throws IOException, InterruptedException {
     signal("STOP");
+    Path tasks = Path.of("/proc", Long.toString(pid()), "task");
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (Files.isDirectory(tasks) && !allStopped(tasks)) {
+      if (System.nanoTime() > deadline) {
+        throw new IOException("process " + pid() + " not stopped 10 s after SIGSTOP");
+      }
+      Thread.sleep(1);
+    }
+  }
+
+  /** Whether every thread under {@code /proc/PID/task} is in state T (stopped) or t (traced). */
+  private static boolean allStopped(Path tasks) throws IOException {
+    try (Stream<Path> threads = Files.list(tasks)) {
+      for (Path thread : (Iterable<Path>) threads::iterator) {
+        String stat;
+        try {
+          stat = Files.readString(thread.resolve("stat"));
+        } catch (NoSuchFileException e) {
+          continue; // the thread ended meanwhile
+        }
+        // "tid (comm) S ...": the state follows the last ')' (a thread name may hold one).
+        char state = stat.charAt(stat.lastIndexOf(')') + 2);
+        if (state != 'T' && state != 't') {
+          return false;
+        }
+      }
+    }
+    return true;
   }
 
   /** SIGCONT after {@link #pause}. */
