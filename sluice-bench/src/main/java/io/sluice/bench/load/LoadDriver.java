@@ -115,7 +115,8 @@ public final class LoadDriver implements Runnable {
         defaultValue = "config",
         description =
             "Comma list of config-query, config-publish, config-listen, naming-register,"
-                + " naming-query, naming-push, or config / naming / all (default ${DEFAULT-VALUE}).")
+                + " naming-query, naming-push, health-check (lean only: the keep-alive, what the"
+                + " transport alone costs), or config / naming / all (default ${DEFAULT-VALUE}).")
     List<String> scenarios;
 
     @Option(
@@ -252,6 +253,11 @@ public final class LoadDriver implements Runnable {
       }
       if (!List.of(Scenarios.CLOSED, Scenarios.OPEN, Scenarios.BOTH).contains(loop)) {
         throw new CommandLine.ParameterException(spec.commandLine(), "--loop closed|open|both");
+      }
+      try {
+        Scenarios.check(Scenarios.expand(scenarios), client);
+      } catch (IllegalArgumentException e) {
+        throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
       }
       Settings settings = settings();
       ProcessProbe serverProbe =

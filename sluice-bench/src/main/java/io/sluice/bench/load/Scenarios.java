@@ -1,7 +1,9 @@
 package io.sluice.bench.load;
 
 import com.alibaba.nacos.api.PropertyKeyConst;
+import io.sluice.bench.load.lean.LeanConnection;
 import io.sluice.bench.load.lean.LeanTransport;
+import io.sluice.bench.load.lean.Requests;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -10,6 +12,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -22,6 +25,13 @@ import java.util.function.Consumer;
 final class Scenarios {
   static final List<String> CONFIG = List.of("config-query", "config-publish", "config-listen");
   static final List<String> NAMING = List.of("naming-register", "naming-query", "naming-push");
+
+  /**
+   * The Nacos keep-alive, {@code HealthCheckRequest}, which a server answers without touching its
+   * registry or config store: what one call costs the transport alone. Lean only, since the
+   * official client sends it from its own idle timer and has no call for it.
+   */
+  static final String HEALTH_CHECK = "health-check";
 
   /** Client modes. */
   static final String LEAN = "lean";
@@ -72,13 +82,24 @@ final class Scenarios {
     return "open/" + Math.round(((LoadLoop.Open) shape).perSecond()) + "/s";
   }
 
-  void run(List<String> names) throws Exception {
+  /** Throws {@link IllegalArgumentException} naming the first scenario that cannot run. */
+  static void check(List<String> names, String clientMode) {
     for (String name : names) {
-      if (!CONFIG.contains(name) && !NAMING.contains(name)) {
+      if (!CONFIG.contains(name) && !NAMING.contains(name) && !name.equals(HEALTH_CHECK)) {
         throw new IllegalArgumentException(
-            "unknown scenario " + name + "; known: " + CONFIG + " " + NAMING);
+            "unknown scenario " + name + "; known: " + CONFIG + " " + NAMING + " " + HEALTH_CHECK);
+      }
+      if (name.equals(HEALTH_CHECK) && !clientMode.equals(LEAN)) {
+        throw new IllegalArgumentException(
+            HEALTH_CHECK
+                + " runs with --client lean only: nacos-client sends HealthCheckRequest from its"
+                + " own idle timer and has no call for it");
       }
     }
+  }
+
+  void run(List<String> names) throws Exception {
+    check(names, clientMode);
     try (LeanTransport transport =
         new LeanTransport(
             settings.host(),
@@ -93,7 +114,41 @@ final class Scenarios {
       if (!naming.isEmpty()) {
         runNaming(transport, naming);
       }
+      if (names.contains(HEALTH_CHECK)) {
+        runHealthCheck(transport);
+      }
     }
+  }
+
+  private void runHealthCheck(LeanTransport transport) throws InterruptedException {
+    List<LeanConnection> pool =
+        Connections.open(transport, LeanTransport.namingLabels(), settings.connections());
+    try {
+      log.printf("load: %s (%s client)%n", HEALTH_CHECK, clientMode);
+      LoadLoop.Operation operation =
+          seq -> {
+            LeanConnection c = pool.get((int) (seq % pool.size()));
+            return c.call("HealthCheckRequest", Requests.healthCheck(c.nextRequestId()));
+          };
+      shapes(HEALTH_CHECK, operation, this::measure);
+    } finally {
+      pool.forEach(LeanConnection::close);
+    }
+  }
+
+  private ScenarioResult measure(String name, LoadLoop.Shape shape, LoadLoop.Operation operation)
+      throws InterruptedException {
+    LatencyStats stats = new LatencyStats();
+    Measurement.Window window =
+        LoadLoop.run(
+            shape,
+            operation,
+            stats,
+            new Measurement(server, Map.of("ops", stats)),
+            settings.warmup(),
+            settings.duration(),
+            failures);
+    return ScenarioResult.of(name, clientMode, describe(shape), window);
   }
 
   private void runConfig(LeanTransport transport, List<String> names) throws Exception {

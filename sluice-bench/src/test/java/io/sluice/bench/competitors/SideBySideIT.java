@@ -33,6 +33,8 @@ class SideBySideIT {
                 "--sluice-skip-build",
                 "--clients",
                 "lean",
+                "--workloads",
+                "config,register,query,push,health-check",
                 "--rounds",
                 "1",
                 "--smoke",
@@ -56,7 +58,12 @@ class SideBySideIT {
     assertThat(records)
         .extracting(r -> r.path("scenario").asText())
         .containsExactly(
-            "config-query", "config-publish", "naming-register", "naming-query", "naming-push");
+            "config-query",
+            "config-publish",
+            "naming-register",
+            "naming-query",
+            "naming-push",
+            "health-check");
     for (JsonNode r : records) {
       assertThat(r.path("server").asText()).isEqualTo("sluice");
       assertThat(r.path("round").asInt()).isEqualTo(1);

@@ -53,6 +53,60 @@ class LoadDriverIT {
     assertRunsCleanly("official");
   }
 
+  @Test
+  void drivesTheKeepAliveAloneWithTheLeanDriver() {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    int exit =
+        LoadDriver.execute(
+            new String[] {
+              "run",
+              "--server",
+              "127.0.0.1:" + server.httpPort(),
+              "--server-pid",
+              Long.toString(ProcessHandle.current().pid()),
+              "--scenarios",
+              "health-check",
+              "--smoke",
+              "--duration",
+              "1"
+            },
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            System.err);
+    List<JsonNode> results = results(out.toString(StandardCharsets.UTF_8));
+
+    assertThat(exit).as("exit code").isZero();
+    assertThat(results)
+        .extracting(r -> r.path("scenario").asText() + " " + r.path("client").asText())
+        .containsExactly("health-check lean", "health-check lean");
+    for (JsonNode result : results) {
+      assertThat(result.path("errors").asLong()).as(result.toString()).isZero();
+      assertThat(result.path("ops").asLong()).as(result.toString()).isPositive();
+    }
+  }
+
+  @Test
+  void refusesTheKeepAliveWithTheOfficialClientBeforeConnecting() {
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int exit =
+        LoadDriver.execute(
+            new String[] {
+              "run",
+              "--server",
+              "127.0.0.1:" + server.httpPort(),
+              "--client",
+              "official",
+              "--scenarios",
+              "naming-register,health-check"
+            },
+            System.out,
+            new PrintStream(err, true, StandardCharsets.UTF_8));
+
+    assertThat(exit).as("exit code").isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8))
+        .contains("health-check runs with --client lean only")
+        .doesNotContain("Exception");
+  }
+
   private void assertRunsCleanly(String client) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     int exit =
