@@ -9,8 +9,8 @@ import java.util.concurrent.TimeUnit;
  * The warm-up and the measurement window of one scenario: {@link #warmUp} waits out the warm-up
  * (and, if asked, the JVMs' compilers, see {@link Warmup}); at {@link #begin} it clears the
  * recorded latencies and reads the server's and the driver's CPU time (and their compiler threads'
- * part of it); at {@link #end} it reads them again, with the server's RSS and thread count, and
- * keeps what was recorded in between.
+ * part of it) and the server's thread wake-ups; at {@link #end} it reads them again, with the
+ * server's RSS and thread count, and keeps what was recorded in between.
  */
 final class Measurement {
   private final ProcessProbe server;
@@ -99,6 +99,7 @@ final class Measurement {
         serverAfter == null ? Double.NaN : serverAfter.jitSecondsSince(serverBefore),
         serverAfter == null ? -1 : serverAfter.rssBytes(),
         serverAfter == null ? -1 : serverAfter.threads(),
+        serverAfter == null ? -1 : serverAfter.wakeupsSince(serverBefore),
         driverAfter.cpuSecondsSince(driverBefore),
         driverAfter.jitSecondsSince(driverBefore),
         warmupSeconds,
@@ -117,6 +118,7 @@ final class Measurement {
       double serverJitSeconds,
       long serverRssBytes,
       int serverThreads,
+      long serverWakeups,
       double driverCpuSeconds,
       double driverJitSeconds,
       double warmupSeconds,

@@ -45,6 +45,10 @@ final class ScenarioResult {
     r.put("serverJitCpuSec", round(w.serverJitSeconds(), 3));
     r.put("serverRssMb", w.serverRssBytes() < 0 ? null : round(w.serverRssBytes() / 1048576.0, 1));
     r.put("serverThreads", w.serverThreads() < 0 ? null : w.serverThreads());
+    // Returns of the server's threads from a blocking wait (voluntary context switches): at a
+    // partial load each lone call wakes at least one thread, and the wake-up is much of its cost.
+    long wakeups = w.serverWakeups();
+    r.put("serverWakeupsPerOp", wakeups < 0 || ops == 0 ? null : round((double) wakeups / ops, 2));
     r.put("driverCpuSec", round(w.driverCpuSeconds(), 3));
     r.put("driverJitCpuSec", round(w.driverJitSeconds(), 3));
     // How long the warm-up ran, and whether both JVMs had stopped compiling by then (null: not

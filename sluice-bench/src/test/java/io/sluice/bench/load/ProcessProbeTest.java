@@ -2,6 +2,7 @@ package io.sluice.bench.load;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 
 class ProcessProbeTest {
@@ -22,11 +23,32 @@ class ProcessProbeTest {
   }
 
   @Test
+  void countsEachReturnFromABlockingWaitAsAWakeUp() throws InterruptedException {
+    ProcessProbe.Sample before = ProcessProbe.self().sample();
+    // A thread started after the first reading counts from zero; each sleep blocks and wakes once.
+    Thread sleeper =
+        new Thread(
+            () -> {
+              for (int i = 0; i < 50; i++) {
+                LockSupport.parkNanos(1_000_000);
+              }
+            });
+    sleeper.start();
+    Thread.sleep(30);
+    ProcessProbe.Sample after = ProcessProbe.self().sample(); // the sleeper is alive: counted
+    sleeper.join();
+
+    assertThat(after.wakeupsSince(before)).isGreaterThanOrEqualTo(10);
+    assertThat(before.wakeupsSince(before)).isZero();
+  }
+
+  @Test
   void readsAProcessThatIsNotThereAsUnknown() {
     ProcessProbe.Sample gone = new ProcessProbe(Long.MAX_VALUE).sample();
 
     assertThat(gone.cpuNanos()).isEqualTo(-1);
     assertThat(gone.jitNanos()).isEqualTo(-1);
     assertThat(gone.jitSecondsSince(gone)).isNaN();
+    assertThat(gone.wakeupsSince(gone)).isEqualTo(-1);
   }
 }
