@@ -117,10 +117,10 @@ public final class SideBySide implements Callable<Integer> {
       names = "--open-rate",
       defaultValue = "0",
       description =
-          "Drive config, register, query and health-check at this fixed rate (requests per second, open loop)"
-              + " instead of the closed loop, so both servers do the same work per second and their"
-              + " CPU is compared at equal throughput (default 0: closed loop). The push always"
-              + " runs at its churn rate.")
+          "Drive config, register, query and health-check at this fixed rate (requests per"
+              + " second, open loop) instead of the closed loop, so both servers do the same work"
+              + " per second and their CPU is compared at equal throughput (default 0: closed"
+              + " loop). The push always runs at its churn rate.")
   double openRate;
 
   @Option(names = "--server-cpus", defaultValue = "0", description = "taskset list for servers.")

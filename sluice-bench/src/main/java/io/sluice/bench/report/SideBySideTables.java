@@ -30,6 +30,8 @@ final class SideBySideTables {
               "opsPerServerCpuSec",
               "opsPerSec"),
           new Operation(
+              "keep-alive (transport alone)", "health-check", "opsPerServerCpuSec", "opsPerSec"),
+          new Operation(
               "change push: pushes (1 : 3 : 3)",
               "naming-push",
               "pushesPerServerCpuSec",
@@ -103,6 +105,7 @@ final class SideBySideTables {
                 "Nacos 2.3.2 per server-CPU-s",
                 "Sluice per server-CPU-s",
                 "Sluice ÷ Nacos",
+                "wake-ups per call, Nacos / Sluice",
                 "Nacos p50 / p99 ms",
                 "Sluice p50 / p99 ms",
                 "Nacos / Sluice ops/s"));
@@ -144,6 +147,7 @@ final class SideBySideTables {
                           + Stats.times(Stats.max(ratios))
                           + ")"
                       : ""),
+              wakeups(of),
               latency(of, "nacos"),
               latency(of, "sluice"),
               Stats.number(Stats.median(values(of, "nacos", r -> num(r, op.rate))), 0)
@@ -169,6 +173,7 @@ final class SideBySideTables {
               "**" + Stats.times(Stats.median(sluiceBytes) / Stats.median(nacosBytes)) + "**",
               "",
               "",
+              "",
               Stats.number(
                       Stats.median(values(push, "nacos", r -> num(r, "pushedBytesPerSec") / 1024)),
                       0)
@@ -188,8 +193,26 @@ final class SideBySideTables {
             Stats.times(Stats.median(nacosRss) / Stats.median(sluiceRss)) + " smaller",
             "",
             "",
+            "",
             ""));
     return table;
+  }
+
+  /**
+   * Medians of the servers' thread wake-ups per call, blank where a record has none (results
+   * recorded before the driver counted them, and the push, whose operation is a change, not a
+   * call).
+   */
+  private static String wakeups(List<JsonNode> of) {
+    if (of.stream().anyMatch(r -> "naming-push".equals(text(r, "scenario")))) {
+      return "";
+    }
+    double nacos = Stats.median(values(of, "nacos", r -> num(r, "serverWakeupsPerOp")));
+    double sluice = Stats.median(values(of, "sluice", r -> num(r, "serverWakeupsPerOp")));
+    if (!Double.isFinite(nacos) || !Double.isFinite(sluice)) {
+      return "";
+    }
+    return Stats.number(nacos, 2) + " / " + Stats.number(sluice, 2);
   }
 
   /** Medians of p50 and p99: the call's latency, or change → subscriber for the push. */

@@ -27,6 +27,8 @@ class PerformanceReportTest {
         + perCpu
         + ",\"serverRssMb\":"
         + (server.equals("nacos") ? 800 : 160)
+        + ",\"serverWakeupsPerOp\":"
+        + (server.equals("nacos") ? 6.5 : 1.0)
         + "}";
   }
 
@@ -42,7 +44,9 @@ class PerformanceReportTest {
                 record(2, "nacos", "naming-register", 12_000),
                 record(2, "sluice", "naming-register", 60_000),
                 record(3, "nacos", "naming-register", 11_000),
-                record(3, "sluice", "naming-register", 55_000))));
+                record(3, "sluice", "naming-register", 55_000),
+                record(1, "nacos", "health-check", 8_000),
+                record(1, "sluice", "health-check", 28_000))));
     Path doc = dir.resolve("performance.md");
     Files.writeString(
         doc,
@@ -57,8 +61,10 @@ class PerformanceReportTest {
     assertThat(text).startsWith("before\n").endsWith("after\n").doesNotContain("old");
     assertThat(text)
         .contains(
-            "| service register | 11,000 (10,000–12,000) | 55,000 (40,000–60,000) | **5.0×** (4.0×–5.0×)")
-        .contains("| RSS after the runs, MiB | 800 (800–800) | 160 (160–160) | 5.0× smaller")
+            "| service register | 11,000 (10,000–12,000) | 55,000 (40,000–60,000) | **5.0×**"
+                + " (4.0×–5.0×) | 6.50 / 1.00 |")
+        .contains("| keep-alive (transport alone) | 8,000 | 28,000 | **3.5×** | 6.50 / 1.00 |")
+        .contains("| RSS after the runs, MiB | 800 (800–800) | 160 (160–160) | 5.0× smaller |  |")
         .contains("1-minute load average 0.5–1.5")
         .contains("![");
     assertThat(dir.resolve("side-by-side-lean.png")).isNotEmptyFile();
