@@ -56,22 +56,7 @@ class LoadDriverIT {
   @Test
   void drivesTheKeepAliveAloneWithTheLeanDriver() {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
-    int exit =
-        LoadDriver.execute(
-            new String[] {
-              "run",
-              "--server",
-              "127.0.0.1:" + server.httpPort(),
-              "--server-pid",
-              Long.toString(ProcessHandle.current().pid()),
-              "--scenarios",
-              "health-check",
-              "--smoke",
-              "--duration",
-              "1"
-            },
-            new PrintStream(out, true, StandardCharsets.UTF_8),
-            System.err);
+    int exit = smoke("lean", "health-check", out);
     List<JsonNode> results = results(out.toString(StandardCharsets.UTF_8));
 
     assertThat(exit).as("exit code").isZero();
@@ -109,25 +94,7 @@ class LoadDriverIT {
 
   private void assertRunsCleanly(String client) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
-    int exit =
-        LoadDriver.execute(
-            new String[] {
-              "run",
-              "--server",
-              "127.0.0.1:" + server.httpPort(),
-              "--server-pid",
-              Long.toString(ProcessHandle.current().pid()),
-              "--client",
-              client,
-              "--scenarios",
-              "config",
-              "--smoke",
-              // A second per scenario: enough for errors to show, which is all that is checked.
-              "--duration",
-              "1"
-            },
-            new PrintStream(out, true, StandardCharsets.UTF_8),
-            System.err);
+    int exit = smoke(client, "config", out);
     String printed = out.toString(StandardCharsets.UTF_8);
     System.out.println(printed);
 
@@ -151,6 +118,30 @@ class LoadDriverIT {
     }
     assertThat(ops).as("operations completed over all scenarios").isPositive();
     assertThat(results.get(4).path("publishErrors").asLong()).isZero();
+  }
+
+  /**
+   * Runs {@code scenarios} in smoke mode, a second each, with the results printed to {@code out}.
+   */
+  private int smoke(String client, String scenarios, ByteArrayOutputStream out) {
+    return LoadDriver.execute(
+        new String[] {
+          "run",
+          "--server",
+          "127.0.0.1:" + server.httpPort(),
+          "--server-pid",
+          Long.toString(ProcessHandle.current().pid()),
+          "--client",
+          client,
+          "--scenarios",
+          scenarios,
+          "--smoke",
+          // A second per scenario: enough for errors to show, which is all that is checked.
+          "--duration",
+          "1"
+        },
+        new PrintStream(out, true, StandardCharsets.UTF_8),
+        System.err);
   }
 
   private static List<JsonNode> results(String printed) {
