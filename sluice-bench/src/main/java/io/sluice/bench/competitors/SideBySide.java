@@ -50,6 +50,9 @@ public final class SideBySide implements Callable<Integer> {
   /** Every driver run, however long, ends by then, or is stopped and counted as failed. */
   private static final long DRIVER_TIMEOUT_MINUTES = 15;
 
+  /** The keep-alive workload: the driver's scenario of the same name, lean driver only. */
+  private static final String HEALTH_CHECK = "health-check";
+
   @Option(
       names = "--nacos",
       description = "Nacos server distribution directory (holds target/nacos-server.jar, conf/).")
@@ -255,7 +258,7 @@ public final class SideBySide implements Callable<Integer> {
           round, server.name(), (System.nanoTime() - launched) / 1e9, process.pid());
       for (String client : clientModes) {
         for (String workload : workloads) {
-          if (workload.equals("health-check") && !client.equals("lean")) {
+          if (workload.equals(HEALTH_CHECK) && !client.equals("lean")) {
             continue; // nacos-client has no call for it: sent from its own idle timer only
           }
           if (!runDriver(
@@ -403,7 +406,7 @@ public final class SideBySide implements Callable<Integer> {
   List<String> workloadArgs(String workload) {
     return switch (workload) {
       case "config" -> List.of("--scenarios", "config-query,config-publish");
-      case "health-check" -> List.of("--scenarios", "health-check");
+      case HEALTH_CHECK -> List.of("--scenarios", HEALTH_CHECK);
       case "register" ->
           List.of(
               "--scenarios", "naming-register", "--services", "1000", "--metadata-bytes", "100");

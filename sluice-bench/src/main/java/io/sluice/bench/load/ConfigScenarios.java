@@ -109,12 +109,7 @@ final class ConfigScenarios {
   /** Runs {@code operation} in one load shape and reports it as {@code scenario}. */
   ScenarioResult run(String scenario, LoadLoop.Shape shape, LoadLoop.Operation operation)
       throws InterruptedException {
-    LatencyStats stats = new LatencyStats();
-    Measurement measurement = new Measurement(server, Map.of("ops", stats));
-    Measurement.Window window =
-        LoadLoop.run(
-            shape, operation, stats, measurement, settings.warmup(), settings.duration(), failures);
-    return ScenarioResult.of(scenario, clientName, Scenarios.describe(shape), window)
+    return Scenarios.measure(settings, server, failures, scenario, clientName, shape, operation)
         .put("configs", settings.configs());
   }
 

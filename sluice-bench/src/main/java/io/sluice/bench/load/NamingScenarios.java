@@ -100,12 +100,7 @@ final class NamingScenarios {
 
   ScenarioResult run(String scenario, LoadLoop.Shape shape, LoadLoop.Operation operation)
       throws InterruptedException {
-    LatencyStats stats = new LatencyStats();
-    Measurement measurement = new Measurement(server, Map.of("ops", stats));
-    Measurement.Window window =
-        LoadLoop.run(
-            shape, operation, stats, measurement, settings.warmup(), settings.duration(), failures);
-    return ScenarioResult.of(scenario, clientName, Scenarios.describe(shape), window)
+    return Scenarios.measure(settings, server, failures, scenario, clientName, shape, operation)
         .put("services", settings.services())
         .put("metadataBytes", settings.metadataBytes());
   }

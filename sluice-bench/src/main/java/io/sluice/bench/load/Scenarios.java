@@ -138,6 +138,22 @@ final class Scenarios {
 
   private ScenarioResult measure(String name, LoadLoop.Shape shape, LoadLoop.Operation operation)
       throws InterruptedException {
+    return measure(settings, server, failures, name, clientMode, shape, operation);
+  }
+
+  /**
+   * One throughput scenario: {@code operation} driven in {@code shape} through the warm-up and the
+   * measured window, its latencies the result's main figures.
+   */
+  static ScenarioResult measure(
+      Settings settings,
+      ProcessProbe server,
+      Failures failures,
+      String name,
+      String client,
+      LoadLoop.Shape shape,
+      LoadLoop.Operation operation)
+      throws InterruptedException {
     LatencyStats stats = new LatencyStats();
     Measurement.Window window =
         LoadLoop.run(
@@ -148,7 +164,7 @@ final class Scenarios {
             settings.warmup(),
             settings.duration(),
             failures);
-    return ScenarioResult.of(name, clientMode, describe(shape), window);
+    return ScenarioResult.of(name, client, describe(shape), window);
   }
 
   private void runConfig(LeanTransport transport, List<String> names) throws Exception {
