@@ -663,32 +663,21 @@ class DubboIT {
                     List.of(),
                     List.of("--dubbo.protocol.port=" + dubboPort),
                     "/ready"))) {
-      await().atMost(RULE_DEADLINE).until(() -> agentLogOf(logDir).contains("resource=" + hello31));
+      await()
+          .atMost(RULE_DEADLINE)
+          .until(() -> GovernedAppScenarios.agentLogsIn(logDir).contains("resource=" + hello31));
       for (int i = 0; i < 20; i++) {
         HttpResponse<String> call = app.get("/hello?name=v31");
         assertThat(call.statusCode()).as(call.body()).isEqualTo(200);
         assertThat(call.body()).isEqualTo("hello v31");
       }
-      String log = agentLogOf(logDir);
+      String log = GovernedAppScenarios.agentLogsIn(logDir);
       assertThat(log)
           .containsOnlyOnce("skipping dubbo-3.2")
           .contains("RegisterTypeEnum not found; supported: Apache Dubbo 3.2 and 3.3), left alone")
           // The rule arrived and says it has nothing to act on.
           .contains("waits for its resource");
     }
-  }
-
-  private static String agentLogOf(Path dir) throws java.io.IOException {
-    if (!Files.isDirectory(dir)) {
-      return "";
-    }
-    StringBuilder all = new StringBuilder();
-    try (var files = Files.list(dir)) {
-      for (Path log : files.filter(p -> p.getFileName().toString().endsWith(".log")).toList()) {
-        all.append(Files.readString(log));
-      }
-    }
-    return all.toString();
   }
 
   // ---- helpers ----

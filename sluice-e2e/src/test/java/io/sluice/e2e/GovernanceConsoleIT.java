@@ -8,7 +8,6 @@ import io.sluice.server.testing.HeadlessChromium;
 import java.io.IOException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -117,14 +116,11 @@ class GovernanceConsoleIT {
             .append(", the last ")
             .append(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - lastAnswerNanos.get()))
             .append(" ms ago; the agent's log on rules and its config center:");
-    try (var files = Files.list(DIR)) {
-      for (Path log : files.filter(p -> p.getFileName().toString().endsWith(".log")).toList()) {
-        for (String line : Files.readAllLines(log)) {
-          if (line.contains("rule") || line.contains("config center") || line.contains("WARN")) {
-            why.append('\n').append(line);
-          }
-        }
-      }
+    try {
+      GovernedAppScenarios.agentLogsIn(DIR)
+          .lines()
+          .filter(l -> l.contains("rule") || l.contains("config center") || l.contains("WARN"))
+          .forEach(line -> why.append('\n').append(line));
     } catch (IOException e) {
       why.append(" (unreadable: ").append(e).append(')');
     }

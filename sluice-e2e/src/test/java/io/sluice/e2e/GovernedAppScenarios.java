@@ -591,15 +591,11 @@ abstract class GovernedAppScenarios {
         HexFormat.of()
             .formatHex(
                 MessageDigest.getInstance("MD5").digest(content.getBytes(StandardCharsets.UTF_8)));
-    try (var files = Files.list(WORK_DIR.resolve(appName()))) {
-      for (Path log : files.filter(p -> p.getFileName().toString().endsWith(".log")).toList()) {
-        for (String line : Files.readAllLines(log)) {
-          if (line.contains("applied rules") && line.endsWith("md5=" + md5)) {
-            Instant applied = Instant.parse(line.substring(0, line.indexOf(' ')));
-            if (!applied.isBefore(published)) {
-              return Duration.between(published, applied).toMillis();
-            }
-          }
+    for (String line : agentLog().split("\n")) {
+      if (line.contains("applied rules") && line.endsWith("md5=" + md5)) {
+        Instant applied = Instant.parse(line.substring(0, line.indexOf(' ')));
+        if (!applied.isBefore(published)) {
+          return Duration.between(published, applied).toMillis();
         }
       }
     }
@@ -608,8 +604,19 @@ abstract class GovernedAppScenarios {
 
   /** Everything the agents started for this application wrote to their logs. */
   String agentLog() throws Exception {
+    return agentLogsIn(WORK_DIR.resolve(appName()));
+  }
+
+  /**
+   * Everything the agents with {@code log.dir} = {@code dir} wrote to their logs ({@code *.log}
+   * directly in it), one file after another; "" when the directory does not exist yet.
+   */
+  static String agentLogsIn(Path dir) throws java.io.IOException {
+    if (!Files.isDirectory(dir)) {
+      return "";
+    }
     StringBuilder all = new StringBuilder();
-    try (var files = Files.list(WORK_DIR.resolve(appName()))) {
+    try (var files = Files.list(dir)) {
       for (Path log : files.filter(p -> p.getFileName().toString().endsWith(".log")).toList()) {
         all.append(Files.readString(log));
       }
