@@ -271,10 +271,11 @@ public class GovernanceHooks {
    * ServerHttpRequest}, WebFlux or Spring Cloud Gateway) where it stands, replacing the header's
    * values, without rebuilding the request: written into the map under Spring's read-only view of
    * its headers (Reactor Netty's own request headers, or the copy an earlier {@code mutate()}
-   * made), so the request's headers are not copied. Returns true when the request now carries the
-   * value as the header's first (it already did, or the write took and shows on the request); false
-   * when its headers cannot be written in place, and the caller must rebuild the request with the
-   * header ({@code mutate()}). The no-op hooks always answer false.
+   * made), so the request's headers are not copied. Returns true when the write took and the
+   * request now carries the value as the header's first; false when its headers cannot be written
+   * in place, and the caller must rebuild the request with the header ({@code mutate()}). It does
+   * not first read whether the request carries the value already: callers read the header through
+   * Spring's typed API and call only when it does not. The no-op hooks always answer false.
    *
    * <p>The one place advice adds headers to a reactive request it passes on: the WebFlux entry (the
    * lane, when the request arrived without {@code x-sluice-lane}) and a gateway route (the outbound

@@ -55,10 +55,10 @@ final class ReactiveHeaderWriter {
   }
 
   /**
-   * Whether {@code request} carries {@code value} as the first value of header {@code name} now: it
-   * did already, or its headers were written in place (replacing the header's values). False when
-   * it must be rebuilt with the header (its headers cannot be written, or it is no Spring reactive
-   * request). Never throws.
+   * Whether {@code request} carries {@code value} as the first value of header {@code name} now
+   * that its headers were written in place (replacing the header's values). False when it must be
+   * rebuilt with the header (its headers cannot be written, or it is no Spring reactive request).
+   * The request is written whether or not it carried the value already. Never throws.
    */
   boolean write(Object request, String name, String value) {
     if (request == null || name == null || value == null) {
@@ -141,15 +141,18 @@ final class ReactiveHeaderWriter {
       }
     }
 
+    /**
+     * Writes without first asking whether the request carries the value already: both callers have
+     * just read the header through Spring's typed API and call only when it does not, and each call
+     * through these handles (not constants to the JIT, so each runs its lambda forms) costs about
+     * as much as the write. A request that did carry it is written again, to the same effect.
+     */
     boolean write(Object request, String name, String value, AgentLog log) {
+      if (!inPlace) {
+        return false;
+      }
       try {
         Object headers = getHeaders.invokeExact(request);
-        if (value.equals((String) getFirst.invokeExact(headers, name))) {
-          return true;
-        }
-        if (!inPlace) {
-          return false;
-        }
         set.invokeExact(writableView.invokeExact(headers), name, value);
         if (value.equals((String) getFirst.invokeExact(getHeaders.invokeExact(request), name))) {
           return true;

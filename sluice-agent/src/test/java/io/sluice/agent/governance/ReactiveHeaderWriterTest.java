@@ -115,13 +115,22 @@ class ReactiveHeaderWriterTest {
   }
 
   @Test
-  void aRequestThatAlreadyCarriesTheValueIsLeftAsItIs() {
-    CountingUnwritableHeaders headers = new CountingUnwritableHeaders();
-    headers.delegate.add("x-sluice-lane", "gray");
-    ServerHttpRequest request = new NettyBackedRequest(headers);
+  void aRequestThatAlreadyCarriesTheValueIsWrittenAgainToTheSameEffect() {
+    // The callers read the header first and write only when it is missing; the writer does not
+    // read it again.
+    DefaultHttpHeaders netty = clientHeaders();
+    netty.add("x-sluice-lane", "gray");
+    ServerHttpRequest request = new NettyBackedRequest(netty);
 
     assertThat(writer.write(request, "x-sluice-lane", "gray")).isTrue();
-    assertThat(headers.writes).hasValue(0);
+
+    assertThat(netty.getAll("x-sluice-lane")).containsExactly("gray");
+    CountingUnwritableHeaders unwritable = new CountingUnwritableHeaders();
+    unwritable.delegate.add("x-sluice-lane", "gray");
+    assertThat(writer.write(new UnwritableRequest(unwritable), "x-sluice-lane", "gray"))
+        .as("headers that cannot be written answer a rebuild, carried or not")
+        .isFalse();
+    assertThat(unwritable.writes).hasValue(1);
   }
 
   @Test
