@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.sluice.bench.competitors.SideBySide;
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -59,6 +60,14 @@ public final class SentinelComparison {
    */
   static final double DEFAULT_FLOW_QPS = 3000;
 
+  /**
+   * The table's driver by default ({@link Http1OpenLoop}): offers 5,000 req/s from one core, where
+   * the JDK's {@code HttpClient} ({@link #JDK_DRIVER}) falls behind at ~2,000.
+   */
+  static final String LEAN_DRIVER = "lean-http1";
+
+  static final String JDK_DRIVER = "jdk-httpclient";
+
   /** The configurations of the table, in their first-round order. */
   static final List<String> MODES =
       List.of(
@@ -94,21 +103,33 @@ public final class SentinelComparison {
     String launcher = options.getOrDefault("sluice", "bin/sluice");
     double flowQps =
         Double.parseDouble(options.getOrDefault("flow-qps", Double.toString(DEFAULT_FLOW_QPS)));
+    int routes = Integer.parseInt(options.getOrDefault("routes", "0"));
+    String driver = options.getOrDefault("driver", LEAN_DRIVER);
+    if (!driver.equals(LEAN_DRIVER) && !driver.equals(JDK_DRIVER)) {
+      throw new IllegalArgumentException(
+          "--driver is " + LEAN_DRIVER + " or " + JDK_DRIVER + ", not " + driver);
+    }
+    if (routes > 0 && driver.equals(JDK_DRIVER)) {
+      throw new IllegalArgumentException("--routes needs --driver " + LEAN_DRIVER);
+    }
     Path work = Files.createTempDirectory("sentinel-comparison");
     pin(ProcessHandle.current().pid(), "1");
     String run = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
     System.err.printf(
-        "sentinel comparison %s: modes %s, rates %s, %d rounds, %d s warm-up + %d s per rate%n",
-        run, modes, rates, rounds, warmup, measure);
-    for (int round = 1; round <= rounds; round++) {
+        "sentinel comparison %s: modes %s, rates %s, %d rounds, %d s warm-up + %d s per rate,"
+            + " driver %s%n",
+        run, modes, rates, rounds, warmup, measure, driver);
+    // --first-round numbers a later run's rounds after an earlier one's in the same file.
+    int firstRound = Integer.parseInt(options.getOrDefault("first-round", "1"));
+    for (int round = firstRound; round < firstRound + rounds; round++) {
       List<String> order = new ArrayList<>(modes);
       if (round % 2 == 0) {
         Collections.reverse(order);
       }
       for (String mode : order) {
-        try (App app = App.start(mode, java, appJar, agentJar, work, null, flowQps)) {
+        try (App app = App.start(mode, java, appJar, agentJar, work, null, flowQps, routes)) {
           for (double rate : rates) {
-            measure(run, round, mode, app, rate, warmup, measure, out);
+            measure(run, round, mode, app, rate, warmup, measure, driver, out);
           }
         }
       }
@@ -120,8 +141,13 @@ public final class SentinelComparison {
   }
 
   /** One started application and what it needs to be driven and measured. */
-  record App(String mode, Process process, HttpClient http, String base, double flowQps)
+  record App(String mode, Process process, HttpClient http, String base, double flowQps, int routes)
       implements AutoCloseable {
+    /**
+     * @param routes routes beside {@code /orders/{id}} ({@code bench.routes}: {@code /orders1?id=}
+     *     .. {@code /ordersN?id=}), each a resource of its own, over which the driver spreads its
+     *     requests
+     */
     static App start(
         String mode,
         String java,
@@ -129,7 +155,8 @@ public final class SentinelComparison {
         Path agentJar,
         Path work,
         String configCenter,
-        double flowQps)
+        double flowQps,
+        int routes)
         throws Exception {
       int port = AgentOverheadDriver.freePort();
       Path dir = work.resolve(mode + "-" + port);
@@ -177,6 +204,7 @@ public final class SentinelComparison {
               "--server.port=" + port,
               "--bench.sentinel=" + sentinel,
               "--bench.sentinel.flow-qps=" + flowQps,
+              "--bench.routes=" + routes,
               "--logging.level.root=warn"));
       if (configCenter != null && mode.startsWith("sentinel-")) {
         command.add("--bench.sentinel.nacos=" + configCenter);
@@ -200,7 +228,7 @@ public final class SentinelComparison {
         throw e;
       }
       System.err.printf("  %s started (pid %d, port %d)%n", mode, process.pid(), port);
-      return new App(mode, process, http, base, flowQps);
+      return new App(mode, process, http, base, flowQps, routes);
     }
 
     long pid() {
@@ -322,14 +350,22 @@ public final class SentinelComparison {
   }
 
   static void measure(
-      String run, int round, String mode, App app, double rate, int warmup, int measure, Path out)
+      String run,
+      int round,
+      String mode,
+      App app,
+      double rate,
+      int warmup,
+      int measure,
+      String driver,
+      Path out)
       throws Exception {
-    Load.run(app.http(), app.base(), rate, warmup);
+    drive(app, driver, rate, warmup);
     double[] loadBefore = SideBySide.loadAverage();
     String startedAt = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
     ProcessSample before = ProcessSample.of(app.pid());
     long wallBefore = System.nanoTime();
-    Load load = Load.run(app.http(), app.base(), rate, measure);
+    Load load = drive(app, driver, rate, measure);
     long wall = System.nanoTime() - wallBefore;
     ProcessSample after = ProcessSample.of(app.pid());
     double cpuMicros = after.cpuMicrosSince(before);
@@ -344,6 +380,8 @@ public final class SentinelComparison {
     r.put("loadAvg1Before", loadBefore[0]);
     r.put("loadAvg1After", SideBySide.loadAverage()[0]);
     r.put("seconds", measure);
+    r.put("driver", driver);
+    r.put("routes", app.routes());
     r.put("sent", load.status.length);
     r.put("sentPerSec", round(load.status.length / (load.sendNanos / 1e9), 1));
     r.put("drainSeconds", round((wall - load.sendNanos) / 1e9, 2));
@@ -419,6 +457,25 @@ public final class SentinelComparison {
         r.get("rssMib").asDouble());
   }
 
+  /** Offers {@code rate} req/s for {@code seconds} with the chosen driver. */
+  static Load drive(App app, String driver, double rate, int seconds) throws Exception {
+    if (driver.equals(JDK_DRIVER)) {
+      return Load.run(app.http(), app.base(), rate, seconds);
+    }
+    URI base = URI.create(app.base());
+    int routes = app.routes() + 1;
+    return Http1OpenLoop.run(
+        new InetSocketAddress(base.getHost(), base.getPort()),
+        i -> {
+          int route = i % routes;
+          return route == 0 ? "/orders/" + (i % 1000) : "/orders" + route + "?id=" + (i % 1000);
+        },
+        rate,
+        seconds,
+        Http1OpenLoop.DEFAULT_CONNECTIONS,
+        TimeUnit.SECONDS.toNanos(60));
+  }
+
   /**
    * Rule-push delay: the application runs under load (1,000 req/s) with its rules watched from a
    * config center (sluice-server, started here on CPU 1); a strict flow rule (10 QPS) is published,
@@ -464,7 +521,8 @@ public final class SentinelComparison {
       }
       for (String mode : List.of("sentinel-nacos", "sluice-watcher")) {
         String appMode = mode.equals("sentinel-nacos") ? "sentinel-nacos" : "sluice-stats";
-        try (App app = App.start(appMode, java, appJar, agentJar, work, center, DEFAULT_FLOW_QPS)) {
+        try (App app =
+            App.start(appMode, java, appJar, agentJar, work, center, DEFAULT_FLOW_QPS, 0)) {
           Load.run(app.http(), app.base(), 1000, 5);
           for (int i = 0; i < rounds; i++) {
             publish(admin, center, flowRules(1_000_000));

@@ -40,13 +40,19 @@ final class SentinelTables {
   }
 
   static List<Table> of(List<JsonNode> records) {
-    List<JsonNode> overhead = records.stream().filter(r -> !r.has("kind")).toList();
+    List<JsonNode> overhead =
+        records.stream().filter(r -> !r.has("kind") && routes(r) == 0).toList();
+    List<JsonNode> manyRoutes =
+        records.stream().filter(r -> !r.has("kind") && routes(r) > 0).toList();
     List<JsonNode> delays =
         records.stream().filter(r -> "push-delay".equals(text(r, "kind"))).toList();
     List<Table> tables = new ArrayList<>();
     if (!overhead.isEmpty()) {
       tables.add(overhead(overhead));
-      tables.add(stall(overhead));
+      tables.add(stall(overhead, "sentinel-stall"));
+    }
+    if (!manyRoutes.isEmpty()) {
+      tables.add(stall(manyRoutes, "sentinel-stall-routes"));
     }
     if (!delays.isEmpty()) {
       tables.add(pushDelay(delays));
@@ -57,24 +63,31 @@ final class SentinelTables {
   private static String conditions(List<JsonNode> records, String what) {
     TreeSet<String> times = new TreeSet<>();
     TreeSet<Integer> rounds = new TreeSet<>();
+    TreeSet<String> drivers = new TreeSet<>();
     double loadMin = Double.MAX_VALUE;
     double loadMax = 0;
     for (JsonNode r : records) {
       times.add(text(r, "startedAt"));
       rounds.add(r.path("round").asInt());
+      // Records from before the driver was recorded were all driven by the JDK's HttpClient.
+      drivers.add(
+          "lean-http1".equals(text(r, "driver"))
+              ? "one thread's NIO HTTP/1.1, 64 kept-alive connections"
+              : "JDK HttpClient");
       loadMin = Math.min(loadMin, num(r, "loadAvg1Before"));
       loadMax = Math.max(loadMax, num(r, "loadAvg1Before"));
     }
     return String.format(
         Locale.ROOT,
         "%s, run %s to %s (UTC), %d round(s); the application (Spring Boot 3.5.7, Tomcat, 512 MB"
-            + " heap, serial GC) pinned to core 0, the open-loop driver (JDK HttpClient, latency"
-            + " from each request's due time) on core 1; 1-minute load average %.1f–%.1f (shared"
-            + " 2-core machine).",
+            + " heap, serial GC) pinned to core 0, the open-loop driver (%s, latency from each"
+            + " request's due time) on core 1; 1-minute load average %.1f–%.1f (shared 2-core"
+            + " machine).",
         what,
         times.first(),
         times.last(),
         rounds.size(),
+        String.join(" and ", drivers),
         loadMin,
         loadMax);
   }
@@ -159,7 +172,26 @@ final class SentinelTables {
   }
 
   /** The tail by position within the second, and the latency over time at the middle rate. */
-  private static Table stall(List<JsonNode> records) {
+  private static int routes(JsonNode record) {
+    return record.path("routes").asInt(0);
+  }
+
+  /**
+   * The once-a-second tail at the run's middle rate; over {@code routes + 1} routes when the run
+   * spread its requests over more than one.
+   */
+  private static Table stall(List<JsonNode> records, String name) {
+    int routes = routes(records.get(0));
+    String over =
+        routes == 0
+            ? ""
+            : String.format(
+                Locale.ROOT,
+                ", requests spread evenly over %,d routes (`--routes %d`: `/orders/{id}` and"
+                    + " `/orders1`..`/orders%d`, each a resource of its own to both)",
+                routes + 1,
+                routes,
+                routes);
     TreeSet<Double> rates = new TreeSet<>();
     records.forEach(r -> rates.add(num(r, "rate")));
     List<Double> sorted = new ArrayList<>(rates);
@@ -167,8 +199,12 @@ final class SentinelTables {
     List<JsonNode> at = records.stream().filter(r -> num(r, "rate") == rate).toList();
     Table table =
         new Table(
-            "sentinel-stall",
-            String.format(Locale.ROOT, "Latency over time at %,.0f req/s (p99 per 100 ms)", rate),
+            name,
+            String.format(
+                Locale.ROOT,
+                "Latency over time at %,.0f req/s%s (p99 per 100 ms)",
+                rate,
+                routes == 0 ? "" : String.format(Locale.ROOT, " over %,d routes", routes + 1)),
             conditions(
                 at,
                 String.format(
@@ -178,8 +214,9 @@ final class SentinelTables {
                         + " window folded together), so a stall that recurs every second (such as"
                         + " Sentinel's metric-log writer, `MetricTimerListener`, once a second)"
                         + " lifts one slot above the rest; medians over the rounds. The chart shows"
-                        + " one round's p99 per 100 ms over the measured window",
-                    rate)),
+                        + " one round's p99 per 100 ms over the measured window%s",
+                    rate,
+                    over)),
             List.of(
                 "configuration",
                 "p99 of the worst slot ms",
