@@ -171,14 +171,14 @@ final class SentinelTables {
     return table;
   }
 
-  /** The tail by position within the second, and the latency over time at the middle rate. */
+  /** The routes beside {@code /orders/{id}} a record's run spread its requests over (0: none). */
   private static int routes(JsonNode record) {
     return record.path("routes").asInt(0);
   }
 
   /**
-   * The once-a-second tail at the run's middle rate; over {@code routes + 1} routes when the run
-   * spread its requests over more than one.
+   * The tail by position within the second, and the latency over time, at the run's middle rate;
+   * over {@code routes + 1} routes when the run spread its requests over more than one.
    */
   private static Table stall(List<JsonNode> records, String name) {
     int routes = routes(records.get(0));
