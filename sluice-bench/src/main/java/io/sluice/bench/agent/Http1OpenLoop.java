@@ -41,7 +41,7 @@ final class Http1OpenLoop {
 
   /**
    * Offers {@code rate × seconds} requests to {@code server}, request {@code i} for {@code
-   * path.apply(i)}, and waits up to {@code drain} after the last one is due for the answers.
+   * path.apply(i)}, and waits up to {@code drainNanos} after the last one is due for the answers.
    */
   static SentinelComparison.Load run(
       InetSocketAddress server,
@@ -238,7 +238,7 @@ final class Http1OpenLoop {
         in.clear();
         return -1;
       }
-      int status = Responses.complete(in.array(), in.position(), this);
+      int status = Responses.complete(in.array(), in.position());
       if (status == IDLE) {
         if (!in.hasRemaining()) {
           closing = true; // an answer larger than the buffer: not what this driver is for
@@ -247,6 +247,7 @@ final class Http1OpenLoop {
         }
         return IDLE;
       }
+      closing = Responses.asksToClose(in.array(), in.position());
       in.clear();
       return status;
     }
@@ -267,11 +268,8 @@ final class Http1OpenLoop {
 
     private Responses() {}
 
-    /**
-     * The status of the response in {@code buf[0, length)} if it is complete there, else 0. Sets
-     * {@code connection.closing} when the server said {@code Connection: close}.
-     */
-    static int complete(byte[] buf, int length, Object connection) {
+    /** The status of the response in {@code buf[0, length)} if it is complete there, else 0. */
+    static int complete(byte[] buf, int length) {
       int headerEnd = indexOf(buf, length, CRLF_CRLF, 0);
       if (headerEnd < 0 || length < 12) {
         return 0;
@@ -280,7 +278,6 @@ final class Http1OpenLoop {
       String head = new String(buf, 0, headerEnd, StandardCharsets.ISO_8859_1);
       int status = Integer.parseInt(head.substring(9, 12));
       String lower = head.toLowerCase(java.util.Locale.ROOT);
-      boolean close = lower.contains("\r\nconnection: close");
       int end;
       int lengthAt = lower.indexOf("\r\ncontent-length:");
       if (lengthAt >= 0) {
@@ -299,10 +296,16 @@ final class Http1OpenLoop {
       if (end < 0 || end > length) {
         return 0;
       }
-      if (connection instanceof Connection c) {
-        c.closing = close;
-      }
       return status;
+    }
+
+    /** Whether the complete response at the start of {@code buf} says {@code Connection: close}. */
+    static boolean asksToClose(byte[] buf, int length) {
+      int headerEnd = indexOf(buf, length, CRLF_CRLF, 0);
+      return headerEnd >= 0
+          && new String(buf, 0, headerEnd, StandardCharsets.ISO_8859_1)
+              .toLowerCase(java.util.Locale.ROOT)
+              .contains("\r\nconnection: close");
     }
 
     /** Where a chunked body starting at {@code from} ends, or -1 if not all there. */

@@ -161,6 +161,6 @@ class Http1OpenLoopTest {
 
   private static int complete(String response) {
     byte[] bytes = Arrays.copyOf(response.getBytes(StandardCharsets.ISO_8859_1), 4096);
-    return Http1OpenLoop.Responses.complete(bytes, response.length(), null);
+    return Http1OpenLoop.Responses.complete(bytes, response.length());
   }
 }
