@@ -74,12 +74,17 @@ public final class LoadDriver implements Runnable {
   static final class Run implements Callable<Integer> {
     @Option(
         names = "--server",
+        split = ",",
         defaultValue = "127.0.0.1:8848",
-        description =
-            "Server HTTP address host:port; gRPC is port + 1000 (default ${DEFAULT-VALUE}).")
-    String server;
+        description = {
+          "Server HTTP address host:port; gRPC is port + 1000 (default ${DEFAULT-VALUE}). A comma",
+          "list (every node of a cluster): connections and client instances take them in turn."
+        })
+    List<String> servers;
 
-    @Option(names = "--grpc-port", description = "gRPC port when it is not HTTP port + 1000.")
+    @Option(
+        names = "--grpc-port",
+        description = "gRPC port when it is not HTTP port + 1000 (one --server only).")
     Integer grpcPort;
 
     @Option(
@@ -275,10 +280,10 @@ public final class LoadDriver implements Runnable {
         ProcessProbe.self().pin(pinDriver);
       }
       log.printf(
-          "load: %s client against %s (gRPC %d), server pid %s, %s%n",
+          "load: %s client against %s (gRPC %s), server pid %s, %s%n",
           client,
           settings.serverAddress(),
-          settings.grpcPort(),
+          settings.servers().stream().map(e -> Integer.toString(e.grpcPort())).toList(),
           serverPids == null ? "unknown (no CPU/RSS figures)" : serverPids,
           smoke ? "smoke run" : settings.duration().toSeconds() + " s per scenario");
       Failures failures = new Failures(log);
@@ -305,16 +310,30 @@ public final class LoadDriver implements Runnable {
     }
 
     Settings settings() {
-      String[] hostPort = server.split(":");
-      if (hostPort.length != 2) {
-        throw new CommandLine.ParameterException(spec.commandLine(), "--server host:port");
+      if (grpcPort != null && servers.size() != 1) {
+        throw new CommandLine.ParameterException(
+            spec.commandLine(), "--grpc-port names the port of one --server, not of " + servers);
       }
-      int httpPort = Integer.parseInt(hostPort[1]);
+      List<Settings.Endpoint> endpoints = new ArrayList<>();
+      for (String server : servers) {
+        String[] hostPort = server.split(":");
+        int httpPort;
+        try {
+          httpPort = hostPort.length == 2 ? Integer.parseInt(hostPort[1]) : -1;
+        } catch (NumberFormatException e) {
+          httpPort = -1;
+        }
+        if (httpPort < 1 || httpPort > 64_535) {
+          throw new CommandLine.ParameterException(
+              spec.commandLine(), "--server host:port (port 1-64535), not '" + server + "'");
+        }
+        endpoints.add(
+            new Settings.Endpoint(
+                hostPort[0], httpPort, grpcPort != null ? grpcPort : httpPort + 1000));
+      }
       boolean s = smoke;
       return new Settings(
-          hostPort[0],
-          httpPort,
-          grpcPort != null ? grpcPort : httpPort + 1000,
+          endpoints,
           s
               ? Warmup.fixed(seconds(0.5))
               : new Warmup(seconds(warmupSeconds), seconds(settleMaxSeconds)),

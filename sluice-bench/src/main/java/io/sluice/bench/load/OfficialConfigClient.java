@@ -13,6 +13,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * The config operations through the official {@code nacos-client}: a few {@link ConfigService}
@@ -22,20 +23,20 @@ import java.util.function.Function;
 final class OfficialConfigClient implements ConfigClient {
   private static final long READ_TIMEOUT_MILLIS = 3_000;
 
-  private final Properties properties;
+  private final Supplier<Properties> properties;
   private final List<ConfigService> pool = new ArrayList<>();
   private final ExecutorService callers;
   private final Failures failures;
   private final AtomicLong next = new AtomicLong();
 
   OfficialConfigClient(
-      Properties properties, int instances, ExecutorService callers, Failures failures)
+      Supplier<Properties> properties, int instances, ExecutorService callers, Failures failures)
       throws NacosException {
     this.properties = properties;
     this.callers = callers;
     this.failures = failures;
     for (int i = 0; i < instances; i++) {
-      pool.add(NacosFactory.createConfigService(properties));
+      pool.add(NacosFactory.createConfigService(properties.get()));
     }
   }
 
@@ -88,7 +89,7 @@ final class OfficialConfigClient implements ConfigClient {
     List<ConfigService> listeners = new ArrayList<>();
     try {
       for (List<String> dataIds : dataIdsPerClient) {
-        ConfigService client = NacosFactory.createConfigService(properties);
+        ConfigService client = NacosFactory.createConfigService(properties.get());
         listeners.add(client);
         for (String dataId : dataIds) {
           client.addListener(

@@ -14,6 +14,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 /**
  * The naming operations through the official {@code nacos-client}: {@link NamingService} instances
@@ -22,20 +23,20 @@ import java.util.concurrent.atomic.AtomicLong;
  * expose the size of a push, so pushed bytes read as 0 in this mode.
  */
 final class OfficialNamingClient implements NamingClient {
-  private final Properties properties;
+  private final Supplier<Properties> properties;
   private final List<NamingService> pool = new ArrayList<>();
   private final ExecutorService callers;
   private final Failures failures;
   private final AtomicLong next = new AtomicLong();
 
   OfficialNamingClient(
-      Properties properties, int instances, ExecutorService callers, Failures failures)
+      Supplier<Properties> properties, int instances, ExecutorService callers, Failures failures)
       throws NacosException {
     this.properties = properties;
     this.callers = callers;
     this.failures = failures;
     for (int i = 0; i < instances; i++) {
-      pool.add(NacosFactory.createNamingService(properties));
+      pool.add(NacosFactory.createNamingService(properties.get()));
     }
   }
 
@@ -84,7 +85,7 @@ final class OfficialNamingClient implements NamingClient {
 
   @Override
   public Provider provider() throws NacosException {
-    NamingService naming = NacosFactory.createNamingService(properties);
+    NamingService naming = NacosFactory.createNamingService(properties.get());
     return new Provider() {
       @Override
       public CompletableFuture<?> register(
@@ -115,7 +116,7 @@ final class OfficialNamingClient implements NamingClient {
   @Override
   public AutoCloseable subscribe(List<String> services, ServiceEvents events)
       throws NacosException {
-    NamingService naming = NacosFactory.createNamingService(properties);
+    NamingService naming = NacosFactory.createNamingService(properties.get());
     for (String service : services) {
       naming.subscribe(
           service,

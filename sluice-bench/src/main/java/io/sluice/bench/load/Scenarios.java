@@ -6,6 +6,7 @@ import io.sluice.bench.load.lean.LeanTransport;
 import io.sluice.bench.load.lean.Requests;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,7 +17,9 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * Runs the chosen scenarios in one client mode against one server, in order, and hands each result
@@ -102,8 +105,9 @@ final class Scenarios {
     check(names, clientMode);
     try (LeanTransport transport =
         new LeanTransport(
-            settings.host(),
-            settings.grpcPort(),
+            settings.servers().stream()
+                .map(e -> InetSocketAddress.createUnresolved(e.host(), e.grpcPort()))
+                .toList(),
             ioThreads,
             LeanTransport.DEFAULT_TIMEOUT_MILLIS)) {
       List<String> config = names.stream().filter(CONFIG::contains).toList();
@@ -251,10 +255,25 @@ final class Scenarios {
         officialProperties(), settings.connections(), callers(settings.concurrency()), failures);
   }
 
-  private Properties officialProperties() {
-    Properties properties = new Properties();
-    properties.put(PropertyKeyConst.SERVER_ADDR, settings.serverAddress());
-    return properties;
+  private Supplier<Properties> officialProperties() {
+    return officialProperties(settings.servers());
+  }
+
+  /**
+   * nacos-client's settings for each new {@code ConfigService} or {@code NamingService}: each is
+   * given one server, the next in turn, as the lean driver's connections are. Given the whole list,
+   * every instance would start on a server of its own random choice, and four instances over three
+   * nodes would load them unevenly, differently in every run.
+   */
+  static Supplier<Properties> officialProperties(List<Settings.Endpoint> servers) {
+    AtomicInteger next = new AtomicInteger();
+    return () -> {
+      Properties properties = new Properties();
+      properties.put(
+          PropertyKeyConst.SERVER_ADDR,
+          servers.get(Math.floorMod(next.getAndIncrement(), servers.size())).httpAddress());
+      return properties;
+    };
   }
 
   private static ExecutorService callers(int threads) {

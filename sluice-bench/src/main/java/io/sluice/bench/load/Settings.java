@@ -1,10 +1,14 @@
 package io.sluice.bench.load;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.stream.Collectors;
 
 /**
  * Everything a scenario needs to know about the run, fixed before it starts.
  *
+ * @param servers every server the load goes to: one, or each node of a cluster; connections (lean
+ *     driver) and client instances (official client) take them in turn
  * @param concurrency closed loop: operations in flight; official client: also its caller threads
  * @param connections lean driver: connections the load is multiplexed over; official client: {@code
  *     ConfigService}/{@code NamingService} instances
@@ -13,9 +17,7 @@ import java.time.Duration;
  *     service, instead of one connection per provider and per subscriber
  */
 record Settings(
-    String host,
-    int httpPort,
-    int grpcPort,
+    List<Endpoint> servers,
     Warmup warmup,
     Duration duration,
     int concurrency,
@@ -36,7 +38,22 @@ record Settings(
     double churnRate,
     int metadataBytes) {
 
+  Settings {
+    if (servers.isEmpty()) {
+      throw new IllegalArgumentException("no server to drive");
+    }
+    servers = List.copyOf(servers);
+  }
+
+  /** {@code host:port} of every server's HTTP port, comma-separated, as nacos-client takes them. */
   String serverAddress() {
-    return host + ":" + httpPort;
+    return servers.stream().map(Endpoint::httpAddress).collect(Collectors.joining(","));
+  }
+
+  /** One server: the HTTP address a client is given and the gRPC port it connects to. */
+  record Endpoint(String host, int httpPort, int grpcPort) {
+    String httpAddress() {
+      return host + ":" + httpPort;
+    }
   }
 }

@@ -10,9 +10,12 @@ import io.netty.channel.socket.nio.NioSocketChannel;
 import io.sluice.server.protocol.grpc.NacosGrpcMethods;
 import io.sluice.server.protocol.grpc.Payload;
 import io.sluice.server.protocol.grpc.PayloadCodec;
+import java.net.InetSocketAddress;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The lean driver's side of Nacos's gRPC port: one Netty event-loop group shared by every channel
@@ -29,8 +32,8 @@ public final class LeanTransport implements AutoCloseable {
 
   public static final long DEFAULT_TIMEOUT_MILLIS = 10_000;
 
-  private final String host;
-  private final int grpcPort;
+  private final List<InetSocketAddress> servers;
+  private final AtomicInteger nextServer = new AtomicInteger();
   private final EventLoopGroup eventLoops;
   private final long timeoutMillis;
 
@@ -39,26 +42,42 @@ public final class LeanTransport implements AutoCloseable {
    * @param ioThreads event-loop threads shared by all channels
    */
   public LeanTransport(String host, int grpcPort, int ioThreads, long timeoutMillis) {
+    this(List.of(InetSocketAddress.createUnresolved(host, grpcPort)), ioThreads, timeoutMillis);
+  }
+
+  /**
+   * A transport to several servers (the nodes of a cluster): each {@link #connect} goes to the next
+   * one in turn, so {@code n} connections to {@code k} servers put {@code n / k} on each (one more
+   * on the first {@code n % k}).
+   *
+   * @param servers each server's gRPC address
+   * @param ioThreads event-loop threads shared by all channels
+   */
+  public LeanTransport(List<InetSocketAddress> servers, int ioThreads, long timeoutMillis) {
     if (ioThreads < 1) {
       throw new IllegalArgumentException("ioThreads must be at least 1, got " + ioThreads);
     }
-    this.host = host;
-    this.grpcPort = grpcPort;
+    if (servers.isEmpty()) {
+      throw new IllegalArgumentException("no server to connect to");
+    }
+    this.servers = List.copyOf(servers);
     this.timeoutMillis = timeoutMillis;
     this.eventLoops = new MultiThreadIoEventLoopGroup(ioThreads, NioIoHandler.newFactory());
   }
 
   /**
-   * Opens a connection and completes once the server has registered it (the handshake: {@code
-   * ServerCheckRequest}, {@code ConnectionSetupRequest} on the stream, {@code SetupAckRequest}
-   * back).
+   * Opens a connection to the next server and completes once the server has registered it (the
+   * handshake: {@code ServerCheckRequest}, {@code ConnectionSetupRequest} on the stream, {@code
+   * SetupAckRequest} back).
    *
    * @param labels the {@code ConnectionSetupRequest} labels; {@code module} is {@code config} or
    *     {@code naming}
    */
   public CompletableFuture<LeanConnection> connect(Map<String, String> labels, PushHandler pushes) {
+    InetSocketAddress server =
+        servers.get(Math.floorMod(nextServer.getAndIncrement(), servers.size()));
     ManagedChannel channel =
-        NettyChannelBuilder.forAddress(host, grpcPort)
+        NettyChannelBuilder.forAddress(server.getHostString(), server.getPort())
             .usePlaintext()
             .eventLoopGroup(eventLoops)
             .channelType(NioSocketChannel.class)
