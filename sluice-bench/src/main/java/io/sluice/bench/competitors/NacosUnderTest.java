@@ -3,6 +3,7 @@ package io.sluice.bench.competitors;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.List;
 import java.util.stream.Stream;
 
@@ -22,10 +23,13 @@ import java.util.stream.Stream;
  * </ul>
  *
  * Standalone mode, embedded storage and auth off are the distribution's defaults ({@code
- * nacos.core.auth.enabled=false} in its {@code application.properties}). Nacos binds its gRPC ports
- * ({@code port + 1000}, {@code port + 1001}) and its Raft port ({@code port - 1000}) on every
- * interface with no setting to change that; run the harness in a network namespace of its own
- * ({@code unshare -n}, see the README) to keep them on loopback.
+ * nacos.core.auth.enabled=false} in its {@code application.properties}). As a node of a cluster it
+ * runs as Nacos's documented pseudo-cluster on one host: {@code -Dnacos.standalone=false}, still
+ * with {@code -DembeddedStorage=true} (config in Derby, replicated by Nacos's JRaft group, so no
+ * MySQL), and a {@code conf/cluster.conf} naming every node as {@code 127.0.0.1:port}. Nacos binds
+ * its gRPC ports ({@code port + 1000}, {@code port + 1001}) and its Raft port ({@code port - 1000})
+ * on every interface with no setting to change that; run the harness in a network namespace of its
+ * own ({@code unshare -n}, see the README) to keep them on loopback.
  */
 record NacosUnderTest(Path distribution, String java, String heap) implements ServerUnderTest {
   NacosUnderTest {
@@ -41,24 +45,28 @@ record NacosUnderTest(Path distribution, String java, String heap) implements Se
   }
 
   @Override
-  public List<Integer> extraPorts(int httpPort) {
+  public List<Integer> extraPorts(int httpPort, boolean clustered) {
     return List.of(httpPort + 1001, httpPort - 1000);
   }
 
   @Override
-  public List<String> command(Path work, int httpPort) throws IOException {
+  public List<String> command(Path work, int httpPort, List<Integer> cluster) throws IOException {
     Path conf = work.resolve("conf");
     Files.createDirectories(conf);
     try (Stream<Path> files = Files.list(distribution.resolve("conf"))) {
       for (Path file : files.toList()) {
-        Files.copy(file, conf.resolve(file.getFileName()));
+        Files.copy(file, conf.resolve(file.getFileName()), StandardCopyOption.REPLACE_EXISTING);
       }
+    }
+    if (!cluster.isEmpty()) {
+      Files.write(
+          conf.resolve("cluster.conf"), cluster.stream().map(p -> "127.0.0.1:" + p).toList());
     }
     return List.of(
         java,
         "-Xms" + heap,
         "-Xmx" + heap,
-        "-Dnacos.standalone=true",
+        "-Dnacos.standalone=" + cluster.isEmpty(),
         "-DembeddedStorage=true",
         "-Dnacos.home=" + work,
         "-Dnacos.inetutils.ip-address=127.0.0.1",

@@ -4,9 +4,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.sluice.bench.load.lean.LeanConnection;
 import io.sluice.bench.load.lean.LeanTransport;
+import io.sluice.bench.load.lean.Requests;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -19,8 +21,11 @@ import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -49,6 +54,9 @@ import picocli.CommandLine.Option;
 public final class SideBySide implements Callable<Integer> {
   /** Every driver run, however long, ends by then, or is stopped and counted as failed. */
   private static final long DRIVER_TIMEOUT_MINUTES = 15;
+
+  /** How long a server (each node of a cluster, then the whole cluster) has to become ready. */
+  private static final int READY_SECONDS = 300;
 
   /** The keep-alive workload: the driver's scenario of the same name, lean driver only. */
   private static final String HEALTH_CHECK = "health-check";
@@ -96,6 +104,16 @@ public final class SideBySide implements Callable<Integer> {
               + " health-check is the keep-alive, which neither server's store sees: the transport's"
               + " own cost per call. Lean driver only; the official client's runs skip it.")
   List<String> workloads;
+
+  @Option(
+      names = "--nodes",
+      defaultValue = "1",
+      description =
+          "1: each server standalone (default). 3 or more: each server as a cluster of that many"
+              + " nodes on 127.0.0.1, every node pinned to --server-cpus, the driver's connections"
+              + " and client instances spread over the nodes in turn, the server's CPU and memory"
+              + " summed over them.")
+  int nodes;
 
   @Option(names = "--rounds", defaultValue = "3")
   int rounds;
@@ -192,14 +210,22 @@ public final class SideBySide implements Callable<Integer> {
           });
     }
     workloads.forEach(this::workloadArgs); // an unknown workload fails before a server starts
+    if (nodes != 1 && nodes < 3) {
+      throw new CommandLine.ParameterException(
+          new CommandLine(this),
+          "--nodes is 1 (standalone) or 3 or more (a cluster that survives a node's loss), not "
+              + nodes);
+    }
     Path root = work != null ? work : Files.createTempDirectory("side-by-side");
     String run = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
     log.printf(
-        "side-by-side %s: servers %s, clients %s, workloads %s, %d rounds, %d s + %d s warm-up,"
+        "side-by-side %s: servers %s (%s), clients %s, workloads %s, %d rounds, %d s + %d s"
+            + " warm-up,"
             + " (up to %d s more until both JIT compilers are quiet), servers on CPU %s, drivers on"
             + " CPU %s, work in %s%n",
         run,
         servers,
+        nodes == 1 ? "standalone" : nodes + "-node clusters",
         clients,
         workloads,
         rounds,
@@ -225,7 +251,10 @@ public final class SideBySide implements Callable<Integer> {
     return failed == 0 ? 0 : 1;
   }
 
-  /** One start of one server, every client mode and workload against it; returns failures. */
+  /**
+   * One start of one server (every node of it, for a cluster), every client mode and workload
+   * against it; returns failures.
+   */
   private int measure(
       String run,
       int round,
@@ -236,26 +265,51 @@ public final class SideBySide implements Callable<Integer> {
       throws Exception {
     Path dir = root.resolve(server.name() + "-round" + round);
     Files.createDirectories(dir);
-    int httpPort = freePorts(server);
-    List<String> command = new ArrayList<>(List.of("taskset", "-c", serverCpus));
-    command.addAll(server.command(dir, httpPort));
-    Path serverLog = dir.resolve("server.out");
-    log.printf(
-        "round %d: starting %s on port %d (CPU %s)%n", round, server.name(), httpPort, serverCpus);
-    long launched = System.nanoTime();
-    ProcessBuilder builder =
-        new ProcessBuilder(command)
-            .directory(dir.toFile())
-            .redirectErrorStream(true)
-            .redirectOutput(serverLog.toFile());
-    builder.environment().putAll(server.environment());
-    Process process = builder.start();
+    List<Integer> httpPorts = freePorts(server, nodes);
+    List<Integer> cluster = nodes == 1 ? List.of() : httpPorts;
+    List<Process> processes = new ArrayList<>();
     int failures = 0;
     try {
-      double startSeconds = awaitReady(process, httpPort + 1000, serverLog);
+      long launched = System.nanoTime();
+      double startSeconds = 0;
+      for (int node = 0; node < nodes; node++) {
+        Path nodeDir = nodes == 1 ? dir : dir.resolve("node-" + (node + 1));
+        Files.createDirectories(nodeDir);
+        List<String> command = new ArrayList<>(List.of("taskset", "-c", serverCpus));
+        command.addAll(server.command(nodeDir, httpPorts.get(node), cluster));
+        log.printf(
+            "round %d: starting %s%s on port %d (CPU %s)%n",
+            round,
+            server.name(),
+            nodes == 1 ? "" : " node " + (node + 1),
+            httpPorts.get(node),
+            serverCpus);
+        ProcessBuilder builder =
+            new ProcessBuilder(command)
+                .directory(nodeDir.toFile())
+                .redirectErrorStream(true)
+                .redirectOutput(nodeDir.resolve("server.out").toFile());
+        builder.environment().putAll(server.environment());
+        Process process = builder.start();
+        processes.add(process);
+        if (node == 0 && nodes > 1) {
+          // bin/sluice may build the server first: one build, not one per node at once.
+          awaitJvm(process, nodeDir.resolve("server.out"));
+        }
+      }
+      for (int node = 0; node < nodes; node++) {
+        Path nodeDir = nodes == 1 ? dir : dir.resolve("node-" + (node + 1));
+        awaitReady(processes.get(node), httpPorts.get(node) + 1000, nodeDir.resolve("server.out"));
+      }
+      if (nodes > 1) {
+        awaitClusterWrites(httpPorts, processes);
+      }
+      // Standalone: the seconds until the first handshake, as before; a cluster: until it took a
+      // write on every node and served it back from every node.
+      startSeconds = (System.nanoTime() - launched) / 1e9;
       log.printf(
-          "round %d: %s ready after %.1f s (pid %d)%n",
-          round, server.name(), (System.nanoTime() - launched) / 1e9, process.pid());
+          "round %d: %s ready after %.1f s (pid %s)%n",
+          round, server.name(), startSeconds, pids(processes));
       for (String client : clientModes) {
         for (String workload : workloads) {
           if (workload.equals(HEALTH_CHECK) && !client.equals("lean")) {
@@ -267,8 +321,8 @@ public final class SideBySide implements Callable<Integer> {
               server,
               client,
               workload,
-              httpPort,
-              process.pid(),
+              httpPorts,
+              processes,
               startSeconds,
               javaBin,
               dir)) {
@@ -276,8 +330,16 @@ public final class SideBySide implements Callable<Integer> {
           }
         }
       }
+    } catch (Exception e) {
+      log.printf("round %d: %s did not start: %s%n", round, server.name(), e.getMessage());
+      failures++;
     } finally {
-      stop(process);
+      for (Process process : processes) {
+        process.destroy();
+      }
+      for (Process process : processes) {
+        stop(process);
+      }
       if (failures == 0) {
         deleteTree(dir);
       } else {
@@ -287,14 +349,18 @@ public final class SideBySide implements Callable<Integer> {
     return failures;
   }
 
+  private static String pids(List<Process> processes) {
+    return String.join(",", processes.stream().map(p -> Long.toString(p.pid())).toList());
+  }
+
   private boolean runDriver(
       String run,
       int round,
       ServerUnderTest server,
       String client,
       String workload,
-      int httpPort,
-      long pid,
+      List<Integer> httpPorts,
+      List<Process> processes,
       double startSeconds,
       String javaBin,
       Path dir)
@@ -314,9 +380,9 @@ public final class SideBySide implements Callable<Integer> {
                 "io.sluice.bench.load.LoadDriver",
                 "run",
                 "--server",
-                "127.0.0.1:" + httpPort,
+                String.join(",", httpPorts.stream().map(p -> "127.0.0.1:" + p).toList()),
                 "--server-pid",
-                Long.toString(pid),
+                pids(processes),
                 "--client",
                 client,
                 "--loop",
@@ -330,6 +396,10 @@ public final class SideBySide implements Callable<Integer> {
                 "--out",
                 lines.toString()));
     command.addAll(workloadArgs(workload));
+    if (nodes > 1) {
+      // Two connections (client instances) per node, wherever the seeding ones went first.
+      command.addAll(List.of("--connections", Integer.toString(2 * nodes)));
+    }
     if (openRate > 0 && !workload.equals("push")) {
       command.addAll(List.of("--rate", Double.toString(openRate)));
     }
@@ -367,6 +437,7 @@ public final class SideBySide implements Callable<Integer> {
       record.put("run", run);
       record.put("round", round);
       record.put("server", server.name());
+      record.put("nodes", nodes);
       if (server instanceof SluiceUnderTest sluiceServer && !sluiceServer.extraArgs().isEmpty()) {
         record.put("sluiceArgs", String.join(" ", sluiceServer.extraArgs()));
       }
@@ -445,7 +516,7 @@ public final class SideBySide implements Callable<Integer> {
    */
   private static double awaitReady(Process process, int grpcPort, Path serverLog) throws Exception {
     long started = System.nanoTime();
-    long deadline = started + TimeUnit.SECONDS.toNanos(180);
+    long deadline = started + TimeUnit.SECONDS.toNanos(READY_SECONDS);
     try (LeanTransport transport = new LeanTransport("127.0.0.1", grpcPort, 1, 2_000)) {
       while (System.nanoTime() < deadline) {
         if (!process.isAlive()) {
@@ -462,7 +533,109 @@ public final class SideBySide implements Callable<Integer> {
         }
       }
     }
-    throw new IllegalStateException("server not ready after 180 s; see " + serverLog);
+    throw new IllegalStateException(
+        "server not ready after " + READY_SECONDS + " s; see " + serverLog);
+  }
+
+  /**
+   * Waits until the launcher has exec'd the server's JVM (it builds the server first when the jar
+   * is missing or stale): the process's command is then {@code java}.
+   */
+  private static void awaitJvm(Process process, Path serverLog) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
+    while (System.nanoTime() < deadline) {
+      if (!process.isAlive()) {
+        throw new IllegalStateException(
+            "server exited with " + process.exitValue() + "; see " + serverLog);
+      }
+      String command = process.info().command().orElse("");
+      if (command.endsWith("/java") || command.equals("java")) {
+        return;
+      }
+      Thread.sleep(250);
+    }
+    throw new IllegalStateException("server JVM not started within 10 min; see " + serverLog);
+  }
+
+  /**
+   * Waits until a cluster takes a config write through each node and serves every one of them back
+   * from every node: its replication group has a leader and each node has caught up. Until then a
+   * driver's first writes would fail or its reads miss, and the start-up would be measured as the
+   * servers' errors.
+   */
+  private static void awaitClusterWrites(List<Integer> httpPorts, List<Process> processes)
+      throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(READY_SECONDS);
+    List<InetSocketAddress> grpc =
+        httpPorts.stream()
+            .map(p -> InetSocketAddress.createUnresolved("127.0.0.1", p + 1000))
+            .toList();
+    String content = "ready " + System.nanoTime();
+    try (LeanTransport transport = new LeanTransport(grpc, 1, 5_000)) {
+      List<LeanConnection> connections = new ArrayList<>();
+      try {
+        for (int i = 0; i < grpc.size(); i++) {
+          connections.add(transport.connectNow(LeanTransport.configLabels(), (c, push, at) -> {}));
+        }
+        for (int writer = 0; writer < connections.size(); writer++) {
+          String dataId = "side-by-side-ready-" + writer;
+          untilDone(
+              deadline,
+              processes,
+              connections.get(writer),
+              c ->
+                  c.call(
+                      "ConfigPublishRequest",
+                      Requests.configPublish(
+                          c.nextRequestId(), dataId, "DEFAULT_GROUP", "", content)));
+          for (LeanConnection reader : connections) {
+            untilDone(
+                deadline,
+                processes,
+                reader,
+                c ->
+                    c.call(
+                            "ConfigQueryRequest",
+                            Requests.configQuery(c.nextRequestId(), dataId, "DEFAULT_GROUP", ""))
+                        .thenApply(
+                            response -> {
+                              if (!new String(response.body(), StandardCharsets.UTF_8)
+                                  .contains(content)) {
+                                throw new IllegalStateException("not there yet");
+                              }
+                              return response;
+                            }));
+          }
+        }
+      } finally {
+        connections.forEach(LeanConnection::close);
+      }
+    }
+  }
+
+  private static void untilDone(
+      long deadline,
+      List<Process> processes,
+      LeanConnection connection,
+      java.util.function.Function<LeanConnection, CompletableFuture<?>> call)
+      throws InterruptedException {
+    RuntimeException last = null;
+    while (System.nanoTime() < deadline) {
+      for (Process process : processes) {
+        if (!process.isAlive()) {
+          throw new IllegalStateException("a node exited with " + process.exitValue());
+        }
+      }
+      try {
+        call.apply(connection).get(5, TimeUnit.SECONDS);
+        return;
+      } catch (ExecutionException | TimeoutException e) {
+        last = new IllegalStateException(e.getCause() != null ? e.getCause() : e);
+      }
+      Thread.sleep(500);
+    }
+    throw new IllegalStateException(
+        "the cluster did not take and serve a write within " + READY_SECONDS + " s", last);
   }
 
   private void stop(Process process) throws InterruptedException {
@@ -473,12 +646,21 @@ public final class SideBySide implements Callable<Integer> {
     }
   }
 
-  /** An HTTP port whose gRPC port and the server's other ports are free as well. */
-  private static int freePorts(ServerUnderTest server) throws IOException {
+  /**
+   * An HTTP port per node ({@code base}, {@code base + 10}, ...) whose gRPC port and the server's
+   * other ports are all free as well.
+   */
+  private static List<Integer> freePorts(ServerUnderTest server, int nodes) throws IOException {
     for (int attempt = 0; attempt < 200; attempt++) {
-      int http = 21_000 + ThreadLocalRandom.current().nextInt(8_000);
-      List<Integer> ports = new ArrayList<>(List.of(http, http + 1000));
-      ports.addAll(server.extraPorts(http));
+      int base = 21_000 + ThreadLocalRandom.current().nextInt(8_000 - 10 * nodes);
+      List<Integer> http = new ArrayList<>();
+      List<Integer> ports = new ArrayList<>();
+      for (int node = 0; node < nodes; node++) {
+        int port = base + 10 * node;
+        http.add(port);
+        ports.addAll(List.of(port, port + 1000));
+        ports.addAll(server.extraPorts(port, nodes > 1));
+      }
       if (ports.stream().allMatch(SideBySide::isFree)) {
         return http;
       }

@@ -7,8 +7,9 @@ import java.util.List;
 /**
  * Sluice as users start it: {@code bin/sluice server} with the launcher's defaults (serial GC,
  * small shrinking heap, class-data archive), a fresh data directory per start and the harness's
- * port, plus any extra arguments the run names (recorded with its results). The launcher execs the
- * JVM, so the started process is the server.
+ * port (as a node of a cluster, {@code --peers} naming every node on 127.0.0.1), plus any extra
+ * arguments the run names (recorded with its results). The launcher execs the JVM, so the started
+ * process is the server.
  */
 record SluiceUnderTest(Path launcher, boolean skipBuild, List<String> extraArgs)
     implements ServerUnderTest {
@@ -29,8 +30,14 @@ record SluiceUnderTest(Path launcher, boolean skipBuild, List<String> extraArgs)
     return skipBuild ? java.util.Map.of("SLUICE_SKIP_BUILD", "1") : java.util.Map.of();
   }
 
+  /** A node's Raft port: {@code bin/sluice}'s default offset below its HTTP port. */
   @Override
-  public List<String> command(Path work, int httpPort) {
+  public List<Integer> extraPorts(int httpPort, boolean clustered) {
+    return clustered ? List.of(httpPort - 1000) : List.of();
+  }
+
+  @Override
+  public List<String> command(Path work, int httpPort, List<Integer> cluster) {
     List<String> command = new java.util.ArrayList<>();
     command.addAll(
         List.of(
@@ -42,6 +49,10 @@ record SluiceUnderTest(Path launcher, boolean skipBuild, List<String> extraArgs)
             "127.0.0.1",
             "--data-dir",
             work.resolve("data").toString()));
+    if (!cluster.isEmpty()) {
+      command.add("--peers");
+      command.add(String.join(",", cluster.stream().map(p -> "127.0.0.1:" + p).toList()));
+    }
     command.addAll(extraArgs);
     return command;
   }
