@@ -50,6 +50,10 @@ public final class PerformanceReport implements Callable<Integer> {
     if (Files.exists(sideBySide)) {
       tables.addAll(SideBySideTables.of(read(sideBySide)));
     }
+    Path clusters = data.resolve("side-by-side-cluster.jsonl");
+    if (Files.exists(clusters)) {
+      tables.addAll(SideBySideTables.of(read(clusters)));
+    }
     Path sentinel = data.resolve("sentinel.jsonl");
     if (Files.exists(sentinel)) {
       tables.addAll(SentinelTables.of(read(sentinel)));

@@ -12,6 +12,9 @@ import java.util.function.ToDoubleFunction;
  * io.sluice.bench.competitors.SideBySide}: per operation the medians over the rounds of each
  * server's figures, their ranges, and Sluice ÷ Nacos of the medians with the range of the per-round
  * ratios (each round measured both servers within minutes of each other with the same driver).
+ * Records of clusters ({@code nodes} above 1) make tables of their own, named {@code
+ * side-by-side-cluster-<client>}, whose figures are the whole cluster's: CPU and memory summed over
+ * its nodes.
  */
 final class SideBySideTables {
   private SideBySideTables() {}
@@ -39,16 +42,28 @@ final class SideBySideTables {
 
   static List<Table> of(List<JsonNode> records) {
     List<Table> tables = new ArrayList<>();
-    for (String client : List.of("lean", "official")) {
-      List<JsonNode> mine = records.stream().filter(r -> client.equals(text(r, "client"))).toList();
-      if (!mine.isEmpty()) {
-        tables.add(table(client, mine));
+    TreeSet<Integer> sizes = new TreeSet<>();
+    records.forEach(r -> sizes.add(nodes(r)));
+    for (int nodes : sizes) {
+      for (String client : List.of("lean", "official")) {
+        List<JsonNode> mine =
+            records.stream()
+                .filter(r -> nodes(r) == nodes && client.equals(text(r, "client")))
+                .toList();
+        if (!mine.isEmpty()) {
+          tables.add(table(client, nodes, mine));
+        }
       }
     }
     return tables;
   }
 
-  private static Table table(String client, List<JsonNode> records) {
+  /** The nodes of the servers a record measured: 1 when it does not say (standalone runs). */
+  private static int nodes(JsonNode r) {
+    return r.path("nodes").asInt(1);
+  }
+
+  private static Table table(String client, int nodes, List<JsonNode> records) {
     TreeSet<Integer> rounds = new TreeSet<>();
     records.forEach(r -> rounds.add(r.path("round").asInt()));
     double loadMin = Double.MAX_VALUE;
@@ -62,22 +77,31 @@ final class SideBySideTables {
     JsonNode any = records.get(0);
     String driver =
         client.equals("lean") ? "raw-protocol (lean) driver" : "official nacos-client 2.3.2 driver";
+    String servers =
+        nodes == 1
+            ? "each server started fresh per round and pinned to core 0 (`taskset -c 0`)"
+            : "each server started fresh per round as a "
+                + nodes
+                + "-node cluster on 127.0.0.1, every node pinned to core 0 (`taskset -c 0`), the"
+                + " driver's connections spread over the nodes";
     String caption =
         String.format(
             Locale.ROOT,
-            "**%s**, run %s to %s (UTC): %d alternating rounds, each server started fresh per round"
-                + " and pinned to core 0 (`taskset -c 0`), the driver on core 1; %s except the"
+            "**%s**, run %s to %s (UTC): %d alternating rounds, %s, the driver on core 1; %s except the"
                 + " push (changes at a fixed rate, 1,000"
                 + " services, each changed once a second), %.0f s measured after the warm-up; 1-minute load average %.1f–%.1f during the"
                 + " runs (the 2-core machine is shared). Figures per server-CPU-second (user +"
-                + " system time of the server process over the window); medians over the rounds,"
+                + " system time of the server process over the window"
+                + (nodes == 1 ? "" : ", summed over the nodes")
+                + "); medians over the rounds,"
                 + " range in brackets; Sluice ÷ Nacos is the ratio of the medians, the per-round"
                 + " ratios in brackets.",
             driver,
             times.first(),
             times.last(),
             rounds.size(),
-            loopText(text(any, "load")),
+            servers,
+            loopText(text(any, "load"), nodes),
             num(any, "seconds"),
             loadMin,
             loadMax);
@@ -97,8 +121,11 @@ final class SideBySideTables {
     }
     Table table =
         new Table(
-            "side-by-side-" + client,
-            "Nacos 2.3.2 vs Sluice, " + driver + ": work per server-CPU-second",
+            (nodes == 1 ? "side-by-side-" : "side-by-side-cluster-") + client,
+            "Nacos 2.3.2 vs Sluice, "
+                + (nodes == 1 ? "" : nodes + "-node clusters, ")
+                + driver
+                + ": work per server-CPU-second",
             caption,
             List.of(
                 "operation",
@@ -112,12 +139,13 @@ final class SideBySideTables {
     table.chartNote =
         String.format(
             Locale.ROOT,
-            "%s to %s UTC, %d alternating round(s), server on core 0, driver on core 1, 2-core"
+            "%s to %s UTC, %d alternating round(s), %s on core 0, driver on core 1, 2-core"
                 + " shared machine at load average %.1f–%.1f; medians; bytes and latencies in"
                 + " docs/performance.md",
             times.first(),
             times.last(),
             rounds.size(),
+            nodes == 1 ? "server" : "all " + nodes + " nodes",
             loadMin,
             loadMax);
     table.valueAxis = "per server-CPU-second (log scale)";
@@ -187,7 +215,7 @@ final class SideBySideTables {
     List<Double> sluiceRss = peakRssPerRound(records, "sluice", rounds);
     table.row(
         List.of(
-            "RSS after the runs, MiB",
+            nodes == 1 ? "RSS after the runs, MiB" : "RSS after the runs, MiB (all nodes)",
             Stats.medianAndRange(nacosRss, 0),
             Stats.medianAndRange(sluiceRss, 0),
             Stats.times(Stats.median(nacosRss) / Stats.median(sluiceRss)) + " smaller",
@@ -281,13 +309,17 @@ final class SideBySideTables {
   }
 
   /** How the closed-loop workloads were driven, from a result's {@code load} field. */
-  static String loopText(String load) {
+  static String loopText(String load, int nodes) {
     if (load.startsWith("open/")) {
       return "open loop at a fixed "
           + load.substring("open/".length())
           + " requests (the same work per"
           + " second for both servers)";
     }
-    return "closed loop (" + load.replace("closed/", "") + " in flight over 4 connections)";
+    return "closed loop ("
+        + load.replace("closed/", "")
+        + " in flight over "
+        + (nodes == 1 ? "4 connections" : 2 * nodes + " connections, two per node")
+        + ")";
   }
 }

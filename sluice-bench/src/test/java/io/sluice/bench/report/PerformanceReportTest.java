@@ -71,6 +71,43 @@ class PerformanceReportTest {
   }
 
   @Test
+  void aClusterRunMakesTablesOfItsOwnWithTheWholeClustersFigures() throws Exception {
+    Files.writeString(
+        dir.resolve("side-by-side-cluster.jsonl"),
+        String.join(
+            "\n",
+            List.of(
+                cluster(record(1, "nacos", "naming-query", 9_000)),
+                cluster(record(1, "sluice", "naming-query", 36_000)),
+                cluster(record(2, "sluice", "naming-query", 30_000)),
+                cluster(record(2, "nacos", "naming-query", 10_000)))));
+    Path doc = dir.resolve("performance.md");
+    Files.writeString(
+        doc,
+        "<!-- report:side-by-side-cluster-lean -->\n<!-- /report:side-by-side-cluster-lean -->\n");
+
+    int exit =
+        new CommandLine(new PerformanceReport())
+            .execute("--doc", doc.toString(), "--data", dir.toString());
+
+    assertThat(exit).isZero();
+    assertThat(Files.readString(doc))
+        .contains("Nacos 2.3.2 vs Sluice, 3-node clusters, raw-protocol (lean) driver")
+        .contains("as a 3-node cluster on 127.0.0.1, every node pinned to core 0")
+        .contains("summed over the nodes")
+        .contains("64 in flight over 6 connections, two per node")
+        .contains(
+            "| service query (100 × 10, 100 B metadata) | 9,500 (9,000–10,000) | 33,000"
+                + " (30,000–36,000) | **3.5×** (3.0×–4.0×) |")
+        .contains("| RSS after the runs, MiB (all nodes) |");
+    assertThat(dir.resolve("side-by-side-cluster-lean.png")).isNotEmptyFile();
+  }
+
+  private static String cluster(String record) {
+    return record.replace("{\"run\"", "{\"nodes\":3,\"run\"");
+  }
+
+  @Test
   void refusesADocumentWithoutTheTablesMarkers() {
     assertThatThrownBy(() -> PerformanceReport.replace("no markers here", "t", "x"))
         .isInstanceOf(IllegalStateException.class)
