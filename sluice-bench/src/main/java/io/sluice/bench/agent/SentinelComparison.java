@@ -616,7 +616,7 @@ public final class SentinelComparison {
     return Math.round(value * scale) / scale;
   }
 
-  private static void pin(long pid, String cpus) throws Exception {
+  static void pin(long pid, String cpus) throws Exception {
     new ProcessBuilder("taskset", "-a", "-cp", cpus, Long.toString(pid))
         .redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.DISCARD)

@@ -46,6 +46,8 @@ final class SentinelTables {
         records.stream().filter(r -> !r.has("kind") && routes(r) > 0).toList();
     List<JsonNode> delays =
         records.stream().filter(r -> "push-delay".equals(text(r, "kind"))).toList();
+    List<JsonNode> paired =
+        records.stream().filter(r -> "paired-cpu".equals(text(r, "kind"))).toList();
     List<Table> tables = new ArrayList<>();
     if (!overhead.isEmpty()) {
       tables.add(overhead(overhead));
@@ -57,7 +59,80 @@ final class SentinelTables {
     if (!delays.isEmpty()) {
       tables.add(pushDelay(delays));
     }
+    if (!paired.isEmpty()) {
+      tables.add(pairedCpu(paired));
+    }
     return tables;
+  }
+
+  /**
+   * The CPU each configuration adds to the baseline's, from {@code SentinelPairedCpu}: all
+   * applications running at once, each compared with the baseline in interleaved windows.
+   */
+  private static Table pairedCpu(List<JsonNode> records) {
+    JsonNode any = records.get(0);
+    Table table =
+        new Table(
+            "sentinel-paired-cpu",
+            "CPU added per request to the baseline's, paired in interleaved windows",
+            conditions(
+                records,
+                String.format(
+                    Locale.ROOT,
+                    "**CPU added per request, paired**: every configuration's application started"
+                        + " at once on core 0 (each idle while another is driven), the lean driver"
+                        + " on core 1; per rate, each configuration against the baseline in %s"
+                        + " cycles of four %s s windows (A B B A, then B A A B), the pairs taking"
+                        + " turns cycle by cycle; per cycle, the configuration's mean CPU µs per"
+                        + " request minus the baseline's; median of the cycles with its"
+                        + " distribution-free 95 %% interval. A window counts only if the driver"
+                        + " kept the rate and every request was answered",
+                    Stats.number(num(any, "cycles"), 0),
+                    Stats.number(num(any, "windowSeconds"), 0))),
+            List.of(
+                "configuration",
+                "req/s",
+                "CPU µs added per request (95 % interval)",
+                "without the JIT's threads",
+                "baseline µs per request",
+                "cycles counted"));
+    table.valueAxis = "CPU µs added per request (median of cycles)";
+    for (String[] mode : MODES.subList(1, MODES.size())) {
+      for (JsonNode r : records) {
+        if (!mode[0].equals(text(r, "mode"))) {
+          continue;
+        }
+        String rate = Stats.number(num(r, "rate"), 0);
+        table.row(
+            List.of(
+                label(mode, records),
+                rate,
+                signed(num(r, "addedMicrosPerRequest"))
+                    + " ("
+                    + signed(num(r, "addedLow"))
+                    + " to "
+                    + signed(num(r, "addedHigh"))
+                    + ")",
+                signed(num(r, "addedOutsideJit"))
+                    + " ("
+                    + signed(num(r, "addedOutsideJitLow"))
+                    + " to "
+                    + signed(num(r, "addedOutsideJitHigh"))
+                    + ")",
+                Stats.number(num(r, "baselineMicrosPerRequest"), 1),
+                Stats.number(num(r, "cyclesCounted"), 0)
+                    + " of "
+                    + Stats.number(num(r, "cycles"), 0)));
+        table.plot(label(mode, records), rate + " req/s", num(r, "addedMicrosPerRequest"));
+      }
+    }
+    return table;
+  }
+
+  private static String signed(double value) {
+    return Double.isFinite(value)
+        ? (value > 0 ? "+" : value < 0 ? "−" : "") + Stats.number(Math.abs(value), 1)
+        : "—";
   }
 
   private static String conditions(List<JsonNode> records, String what) {

@@ -108,6 +108,53 @@ class PerformanceReportTest {
   }
 
   @Test
+  void thePairedCpuRunMakesATableOfTheAddedCpuWithItsIntervals() throws Exception {
+    Files.writeString(
+        dir.resolve("sentinel.jsonl"),
+        String.join(
+            "\n",
+            List.of(
+                paired("sentinel-stats", 1000, 24.5, 18.0, 31.2, -0.4),
+                paired("sluice-stats", 1000, 3.1, -2.0, 6.8, 0))));
+    Path doc = dir.resolve("performance.md");
+    Files.writeString(
+        doc, "<!-- report:sentinel-paired-cpu -->\n<!-- /report:sentinel-paired-cpu -->\n");
+
+    int exit =
+        new CommandLine(new PerformanceReport())
+            .execute("--doc", doc.toString(), "--data", dir.toString());
+
+    assertThat(exit).isZero();
+    assertThat(Files.readString(doc))
+        .contains("in 8 cycles of four 6 s windows")
+        .contains(
+            "| Sentinel 1.8.8: statistics only | 1,000 | +24.5 (+18.0 to +31.2) | +24.1 (+17.6 to"
+                + " +30.8) | 120.0 | 8 of 8 |")
+        .contains("| Sluice agent: no rule | 1,000 | +3.1 (−2.0 to +6.8) |");
+    assertThat(dir.resolve("sentinel-paired-cpu.png")).isNotEmptyFile();
+  }
+
+  private static String paired(
+      String mode, int rate, double added, double low, double high, double jit) {
+    return String.format(
+        java.util.Locale.ROOT,
+        "{\"kind\":\"paired-cpu\",\"round\":1,\"driver\":\"lean-http1\",\"run\":\"r\","
+            + "\"startedAt\":\"2026-12-04T17:00:00Z\",\"loadAvg1Before\":1.0,\"rate\":%d,"
+            + "\"mode\":\"%s\",\"windowSeconds\":6,\"cycles\":8,\"cyclesCounted\":8,"
+            + "\"addedMicrosPerRequest\":%s,\"addedLow\":%s,\"addedHigh\":%s,"
+            + "\"addedOutsideJit\":%s,\"addedOutsideJitLow\":%s,\"addedOutsideJitHigh\":%s,"
+            + "\"baselineMicrosPerRequest\":120.0}",
+        rate,
+        mode,
+        added,
+        low,
+        high,
+        added + jit,
+        low + jit,
+        high + jit);
+  }
+
+  @Test
   void refusesADocumentWithoutTheTablesMarkers() {
     assertThatThrownBy(() -> PerformanceReport.replace("no markers here", "t", "x"))
         .isInstanceOf(IllegalStateException.class)
