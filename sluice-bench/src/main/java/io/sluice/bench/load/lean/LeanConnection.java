@@ -38,6 +38,7 @@ public final class LeanConnection implements AutoCloseable {
   private StreamObserver<Payload> stream;
   private volatile String connectionId = "";
   private volatile boolean closed;
+  private long requestsAtLastLook = -1; // the keep-alive thread's only
 
   private LeanConnection(ManagedChannel channel, PushHandler pushes, long timeoutMillis) {
     this.channel = channel;
@@ -84,6 +85,18 @@ public final class LeanConnection implements AutoCloseable {
 
   public String nextRequestId() {
     return Long.toString(requestIds.incrementAndGet());
+  }
+
+  /**
+   * Whether no request was sent since the previous look: every request takes an id, so an unchanged
+   * counter means an idle connection. Called by one thread only (the transport's keep-alive), so
+   * the last value seen needs no synchronisation beyond that thread.
+   */
+  boolean idleSinceLastLook() {
+    long now = requestIds.get();
+    boolean idle = now == requestsAtLastLook;
+    requestsAtLastLook = now;
+    return idle;
   }
 
   public long pushesReceived() {

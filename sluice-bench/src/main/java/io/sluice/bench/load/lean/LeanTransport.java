@@ -13,7 +13,9 @@ import io.sluice.server.protocol.grpc.PayloadCodec;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -33,7 +35,10 @@ public final class LeanTransport implements AutoCloseable {
   public static final long DEFAULT_TIMEOUT_MILLIS = 10_000;
 
   private final List<InetSocketAddress> servers;
+  private static final int KEEP_ALIVE_SECONDS = 5;
+
   private final AtomicInteger nextServer = new AtomicInteger();
+  private final Set<LeanConnection> open = ConcurrentHashMap.newKeySet();
   private final EventLoopGroup eventLoops;
   private final long timeoutMillis;
 
@@ -63,6 +68,28 @@ public final class LeanTransport implements AutoCloseable {
     this.servers = List.copyOf(servers);
     this.timeoutMillis = timeoutMillis;
     this.eventLoops = new MultiThreadIoEventLoopGroup(ioThreads, NioIoHandler.newFactory());
+    eventLoops.scheduleAtFixedRate(
+        this::keepAlive, KEEP_ALIVE_SECONDS, KEEP_ALIVE_SECONDS, TimeUnit.SECONDS);
+  }
+
+  /**
+   * As nacos-client does: a connection that sent nothing for {@value #KEEP_ALIVE_SECONDS} s sends a
+   * {@code HealthCheckRequest}. A server may otherwise drop a connection idle for long (Nacos
+   * probes one idle for 20 s and unregisters it unless the probe's answer comes within 5 s, which a
+   * loaded node on a shared core can miss), and the driver's pool sits idle while a slow cluster is
+   * seeded. A busy connection (every measured one) never sends it.
+   */
+  private void keepAlive() {
+    for (LeanConnection connection : open) {
+      if (connection.isClosed()) {
+        open.remove(connection);
+      } else if (connection.idleSinceLastLook()) {
+        connection
+            .call("HealthCheckRequest", Requests.healthCheck(connection.nextRequestId()))
+            .exceptionally(failure -> null); // the next call on it reports what went wrong
+        connection.idleSinceLastLook(); // the keep-alive's own request id is not activity
+      }
+    }
   }
 
   /**
@@ -84,7 +111,10 @@ public final class LeanTransport implements AutoCloseable {
             .directExecutor()
             .maxInboundMessageSize(64 * 1024 * 1024)
             .build();
-    return LeanConnection.open(channel, labels, pushes, timeoutMillis);
+    CompletableFuture<LeanConnection> opened =
+        LeanConnection.open(channel, labels, pushes, timeoutMillis);
+    opened.thenAccept(open::add);
+    return opened;
   }
 
   /** {@link #connect} and wait. */
