@@ -269,50 +269,16 @@ public final class SideBySide implements Callable<Integer> {
     Path dir = root.resolve(server.name() + "-round" + round);
     Files.createDirectories(dir);
     List<Integer> httpPorts = freePorts(server, nodes);
-    List<Integer> cluster = nodes == 1 ? List.of() : httpPorts;
     List<Process> processes = new ArrayList<>();
     int failures = 0;
     try {
-      long launched = System.nanoTime();
-      double startSeconds = 0;
-      for (int node = 0; node < nodes; node++) {
-        Path nodeDir = nodes == 1 ? dir : dir.resolve("node-" + (node + 1));
-        Files.createDirectories(nodeDir);
-        List<String> command = new ArrayList<>(List.of("taskset", "-c", serverCpus));
-        command.addAll(server.command(nodeDir, httpPorts.get(node), cluster));
-        log.printf(
-            "round %d: starting %s%s on port %d (CPU %s)%n",
-            round,
-            server.name(),
-            nodes == 1 ? "" : " node " + (node + 1),
-            httpPorts.get(node),
-            serverCpus);
-        ProcessBuilder builder =
-            new ProcessBuilder(command)
-                .directory(nodeDir.toFile())
-                .redirectErrorStream(true)
-                .redirectOutput(nodeDir.resolve("server.out").toFile());
-        builder.environment().putAll(server.environment());
-        Process process = builder.start();
-        processes.add(process);
-        if (node == 0 && nodes > 1) {
-          // bin/sluice may build the server first: one build, not one per node at once.
-          awaitJvm(process, nodeDir.resolve("server.out"));
-        }
+      double startSeconds;
+      try {
+        startSeconds = start(server, round, dir, httpPorts, processes);
+      } catch (IllegalStateException notReady) {
+        log.printf("round %d: %s did not start: %s%n", round, server.name(), notReady.getMessage());
+        return ++failures;
       }
-      for (int node = 0; node < nodes; node++) {
-        Path nodeDir = nodes == 1 ? dir : dir.resolve("node-" + (node + 1));
-        awaitReady(processes.get(node), httpPorts.get(node) + 1000, nodeDir.resolve("server.out"));
-      }
-      if (nodes > 1) {
-        awaitClusterWrites(httpPorts, processes);
-      }
-      // Standalone: the seconds until the first handshake, as before; a cluster: until it took a
-      // write on every node and served it back from every node.
-      startSeconds = (System.nanoTime() - launched) / 1e9;
-      log.printf(
-          "round %d: %s ready after %.1f s (pid %s)%n",
-          round, server.name(), startSeconds, pids(processes));
       for (String client : clientModes) {
         for (String workload : workloads) {
           if (workload.equals(HEALTH_CHECK) && !client.equals("lean")) {
@@ -333,9 +299,6 @@ public final class SideBySide implements Callable<Integer> {
           }
         }
       }
-    } catch (Exception e) {
-      log.printf("round %d: %s did not start: %s%n", round, server.name(), e.getMessage());
-      failures++;
     } finally {
       for (Process process : processes) {
         process.destroy();
@@ -350,6 +313,64 @@ public final class SideBySide implements Callable<Integer> {
       }
     }
     return failures;
+  }
+
+  /**
+   * Starts the server's nodes (one, standalone) into {@code processes} and waits until it is ready:
+   * standalone, until it answers a handshake; a cluster, until it takes a write through every node
+   * and serves it back from every node. Returns the seconds that took.
+   *
+   * @throws IllegalStateException when a node exits or the server is not ready in time
+   */
+  private double start(
+      ServerUnderTest server, int round, Path dir, List<Integer> httpPorts, List<Process> processes)
+      throws Exception {
+    List<Integer> cluster = nodes == 1 ? List.of() : httpPorts;
+    long launched = System.nanoTime();
+    for (int node = 0; node < nodes; node++) {
+      Path nodeDir = nodeDir(dir, node);
+      Files.createDirectories(nodeDir);
+      List<String> command = new ArrayList<>(List.of("taskset", "-c", serverCpus));
+      command.addAll(server.command(nodeDir, httpPorts.get(node), cluster));
+      log.printf(
+          "round %d: starting %s%s on port %d (CPU %s)%n",
+          round,
+          server.name(),
+          nodes == 1 ? "" : " node " + (node + 1),
+          httpPorts.get(node),
+          serverCpus);
+      ProcessBuilder builder =
+          new ProcessBuilder(command)
+              .directory(nodeDir.toFile())
+              .redirectErrorStream(true)
+              .redirectOutput(nodeDir.resolve("server.out").toFile());
+      builder.environment().putAll(server.environment());
+      Process process = builder.start();
+      processes.add(process);
+      if (node == 0 && nodes > 1) {
+        // bin/sluice may build the server first: one build, not one per node at once.
+        awaitJvm(process, nodeDir.resolve("server.out"));
+      }
+    }
+    for (int node = 0; node < nodes; node++) {
+      awaitReady(
+          processes.get(node),
+          httpPorts.get(node) + 1000,
+          nodeDir(dir, node).resolve("server.out"));
+    }
+    if (nodes > 1) {
+      awaitClusterWrites(httpPorts, processes);
+    }
+    double startSeconds = (System.nanoTime() - launched) / 1e9;
+    log.printf(
+        "round %d: %s ready after %.1f s (pid %s)%n",
+        round, server.name(), startSeconds, pids(processes));
+    return startSeconds;
+  }
+
+  /** A node's directory: the server's own when it is standalone. */
+  private Path nodeDir(Path dir, int node) {
+    return nodes == 1 ? dir : dir.resolve("node-" + (node + 1));
   }
 
   private static String pids(List<Process> processes) {
