@@ -127,15 +127,18 @@ final class SideBySideTables {
                 + driver
                 + ": work per server-CPU-second",
             caption,
-            List.of(
-                "operation",
-                "Nacos 2.3.2 per server-CPU-s",
-                "Sluice per server-CPU-s",
-                "Sluice ÷ Nacos",
-                "wake-ups per call, Nacos / Sluice",
-                "Nacos p50 / p99 ms",
-                "Sluice p50 / p99 ms",
-                "Nacos / Sluice ops/s"));
+            withCompilerShare(
+                nodes,
+                List.of(
+                    "operation",
+                    "Nacos 2.3.2 per server-CPU-s",
+                    "Sluice per server-CPU-s",
+                    "Sluice ÷ Nacos",
+                    "wake-ups per call, Nacos / Sluice",
+                    "Nacos p50 / p99 ms",
+                    "Sluice p50 / p99 ms",
+                    "Nacos / Sluice ops/s"),
+                "JIT compiler's share of the CPU, Nacos / Sluice"));
     table.chartNote =
         String.format(
             Locale.ROOT,
@@ -161,27 +164,30 @@ final class SideBySideTables {
       List<Double> ratios = ratios(of, rounds, op.figure);
       double ratio = Stats.median(sluice) / Stats.median(nacos);
       table.row(
-          List.of(
-              op.label,
-              Stats.medianAndRange(nacos, 0),
-              Stats.medianAndRange(sluice, 0),
-              "**"
-                  + Stats.times(ratio)
-                  + "**"
-                  + (ratios.size() > 1
-                      ? " ("
-                          + Stats.times(Stats.min(ratios))
-                          + "–"
-                          + Stats.times(Stats.max(ratios))
-                          + ")"
-                      : ""),
-              wakeups(of),
-              latency(of, "nacos"),
-              latency(of, "sluice"),
-              Stats.number(Stats.median(values(of, "nacos", r -> num(r, op.rate))), 0)
-                  + " / "
-                  + Stats.number(Stats.median(values(of, "sluice", r -> num(r, op.rate))), 0)
-                  + errors(of)));
+          withCompilerShare(
+              nodes,
+              List.of(
+                  op.label,
+                  Stats.medianAndRange(nacos, 0),
+                  Stats.medianAndRange(sluice, 0),
+                  "**"
+                      + Stats.times(ratio)
+                      + "**"
+                      + (ratios.size() > 1
+                          ? " ("
+                              + Stats.times(Stats.min(ratios))
+                              + "–"
+                              + Stats.times(Stats.max(ratios))
+                              + ")"
+                          : ""),
+                  wakeups(of),
+                  latency(of, "nacos"),
+                  latency(of, "sluice"),
+                  Stats.number(Stats.median(values(of, "nacos", r -> num(r, op.rate))), 0)
+                      + " / "
+                      + Stats.number(Stats.median(values(of, "sluice", r -> num(r, op.rate))), 0)
+                      + errors(of)),
+              compilerShare(of)));
       String category = op.label.replaceAll(" \\(.*", "");
       table.plot("Nacos 2.3.2", category, Stats.median(nacos));
       table.plot("Sluice", category, Stats.median(sluice));
@@ -194,36 +200,70 @@ final class SideBySideTables {
         values(push, "sluice", r -> num(r, "pushedBytesPerServerCpuSec") / 1024);
     if (!Double.isNaN(Stats.median(nacosBytes)) && !Double.isNaN(Stats.median(sluiceBytes))) {
       table.row(
-          List.of(
-              "change push: KiB pushed",
-              Stats.medianAndRange(nacosBytes, 0),
-              Stats.medianAndRange(sluiceBytes, 0),
-              "**" + Stats.times(Stats.median(sluiceBytes) / Stats.median(nacosBytes)) + "**",
-              "",
-              "",
-              "",
-              Stats.number(
-                      Stats.median(values(push, "nacos", r -> num(r, "pushedBytesPerSec") / 1024)),
-                      0)
-                  + " / "
-                  + Stats.number(
-                      Stats.median(values(push, "sluice", r -> num(r, "pushedBytesPerSec") / 1024)),
-                      0)
-                  + " KiB/s"));
+          withCompilerShare(
+              nodes,
+              List.of(
+                  "change push: KiB pushed",
+                  Stats.medianAndRange(nacosBytes, 0),
+                  Stats.medianAndRange(sluiceBytes, 0),
+                  "**" + Stats.times(Stats.median(sluiceBytes) / Stats.median(nacosBytes)) + "**",
+                  "",
+                  "",
+                  "",
+                  Stats.number(
+                          Stats.median(
+                              values(push, "nacos", r -> num(r, "pushedBytesPerSec") / 1024)),
+                          0)
+                      + " / "
+                      + Stats.number(
+                          Stats.median(
+                              values(push, "sluice", r -> num(r, "pushedBytesPerSec") / 1024)),
+                          0)
+                      + " KiB/s"),
+              ""));
     }
     List<Double> nacosRss = peakRssPerRound(records, "nacos", rounds);
     List<Double> sluiceRss = peakRssPerRound(records, "sluice", rounds);
     table.row(
-        List.of(
-            nodes == 1 ? "RSS after the runs, MiB" : "RSS after the runs, MiB (all nodes)",
-            Stats.medianAndRange(nacosRss, 0),
-            Stats.medianAndRange(sluiceRss, 0),
-            Stats.times(Stats.median(nacosRss) / Stats.median(sluiceRss)) + " smaller",
-            "",
-            "",
-            "",
+        withCompilerShare(
+            nodes,
+            List.of(
+                nodes == 1 ? "RSS after the runs, MiB" : "RSS after the runs, MiB (all nodes)",
+                Stats.medianAndRange(nacosRss, 0),
+                Stats.medianAndRange(sluiceRss, 0),
+                Stats.times(Stats.median(nacosRss) / Stats.median(sluiceRss)) + " smaller",
+                "",
+                "",
+                "",
+                ""),
             ""));
     return table;
+  }
+
+  /**
+   * A cluster's table has one more column: the share of the nodes' CPU their JIT compiler threads
+   * took in the window. Three JVMs compiling the same server on one core take minutes to settle, so
+   * a cluster's figures minutes after its start are partly the compiler's, for both servers.
+   */
+  private static List<String> withCompilerShare(int nodes, List<String> cells, String share) {
+    if (nodes == 1) {
+      return cells;
+    }
+    List<String> all = new ArrayList<>(cells);
+    all.add(share);
+    return all;
+  }
+
+  /** Medians over the rounds of {@code serverJitCpuSec / serverCpuSec}, in %. */
+  private static String compilerShare(List<JsonNode> of) {
+    ToDoubleFunction<JsonNode> share =
+        r -> 100 * num(r, "serverJitCpuSec") / num(r, "serverCpuSec");
+    double nacos = Stats.median(values(of, "nacos", share));
+    double sluice = Stats.median(values(of, "sluice", share));
+    if (!Double.isFinite(nacos) || !Double.isFinite(sluice)) {
+      return "";
+    }
+    return Stats.number(nacos, 0) + " % / " + Stats.number(sluice, 0) + " %";
   }
 
   /**

@@ -99,12 +99,15 @@ class PerformanceReportTest {
         .contains(
             "| service query (100 × 10, 100 B metadata) | 9,500 (9,000–10,000) | 33,000"
                 + " (30,000–36,000) | **3.5×** (3.0×–4.0×) |")
+        .contains(" | 25 % / 25 % |\n")
+        .contains("JIT compiler's share of the CPU, Nacos / Sluice")
         .contains("| RSS after the runs, MiB (all nodes) |");
     assertThat(dir.resolve("side-by-side-cluster-lean.png")).isNotEmptyFile();
   }
 
   private static String cluster(String record) {
-    return record.replace("{\"run\"", "{\"nodes\":3,\"run\"");
+    return record.replace(
+        "{\"run\"", "{\"nodes\":3,\"serverCpuSec\":12.0,\"serverJitCpuSec\":3.0,\"run\"");
   }
 
   @Test
