@@ -135,6 +135,11 @@ class PerformanceReportTest {
                 + " +30.8) | 120.0 | 8 of 8 |")
         .contains("| Sluice agent: no rule | 1,000 | +3.1 (−2.0 to +6.8) |");
     assertThat(dir.resolve("sentinel-paired-cpu.png")).isNotEmptyFile();
+    assertThat(SentinelTables.of(PerformanceReport.read(dir.resolve("sentinel.jsonl"))))
+        .singleElement()
+        .extracting(Table::captionLine)
+        .asString()
+        .contains("1 of 2 95 % intervals include zero");
   }
 
   private static String paired(
