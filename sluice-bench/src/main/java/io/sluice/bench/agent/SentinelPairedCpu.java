@@ -110,13 +110,13 @@ public final class SentinelPairedCpu {
         String startedAt = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
         // windows.get(mode): that pair's windows in InterleavedWindows order.
         Map<String, List<Window>> windows = new LinkedHashMap<>();
-        Map<String, List<Window>> baselineOf = new LinkedHashMap<>();
         for (String mode : modes.subList(1, modes.size())) {
           windows.put(mode, new ArrayList<>());
         }
         for (int c = 0; c < cycles; c++) {
           for (String mode : windows.keySet()) {
-            for (int w = c * 4; w < c * 4 + 4; w++) {
+            int first = c * InterleavedWindows.WINDOWS_PER_CYCLE;
+            for (int w = first; w < first + InterleavedWindows.WINDOWS_PER_CYCLE; w++) {
               String driven = order[w] == InterleavedWindows.FIRST ? "baseline" : mode;
               Thread.sleep(settle * 1000L);
               windows.get(mode).add(window(apps.get(driven), rate, window));
@@ -208,14 +208,8 @@ public final class SentinelPairedCpu {
     r.put("addedOutsideJit", SentinelComparison.round(outsideJit.median(), 1));
     r.put("addedOutsideJitLow", SentinelComparison.round(outsideJit.low(), 1));
     r.put("addedOutsideJitHigh", SentinelComparison.round(outsideJit.high(), 1));
-    r.put(
-        "baselineMicrosPerRequest",
-        SentinelComparison.round(
-            median(windows, w -> w.mode().equals("baseline"), Window::cpuMicrosPerRequest), 1));
-    r.put(
-        "modeMicrosPerRequest",
-        SentinelComparison.round(
-            median(windows, w -> w.mode().equals(mode), Window::cpuMicrosPerRequest), 1));
+    r.put("baselineMicrosPerRequest", SentinelComparison.round(medianCpu(windows, "baseline"), 1));
+    r.put("modeMicrosPerRequest", SentinelComparison.round(medianCpu(windows, mode), 1));
     ArrayNode list = r.putArray("windows");
     for (Window w : windows) {
       ArrayNode entry = list.addArray();
@@ -245,16 +239,13 @@ public final class SentinelPairedCpu {
         InterleavedWindows.cycleDifferences(order, windows, value, Window::counts), CONFIDENCE);
   }
 
-  private static double median(
-      List<Window> windows,
-      java.util.function.Predicate<Window> which,
-      ToDoubleFunction<Window> value) {
+  /** The median CPU µs per request of one application's counted windows (NaN if none counted). */
+  private static double medianCpu(List<Window> windows, String mode) {
     double[] values =
-        windows.stream().filter(which).filter(Window::counts).mapToDouble(value).sorted().toArray();
-    if (values.length == 0) {
-      return Double.NaN;
-    }
-    int n = values.length;
-    return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+        windows.stream()
+            .filter(w -> w.mode().equals(mode) && w.counts())
+            .mapToDouble(Window::cpuMicrosPerRequest)
+            .toArray();
+    return InterleavedWindows.MedianInterval.of(values, CONFIDENCE).median();
   }
 }

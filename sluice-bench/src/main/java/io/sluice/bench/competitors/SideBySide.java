@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.sluice.bench.load.lean.LeanConnection;
 import io.sluice.bench.load.lean.LeanTransport;
+import io.sluice.bench.load.lean.PushHandler;
 import io.sluice.bench.load.lean.Requests;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -540,11 +541,10 @@ public final class SideBySide implements Callable<Integer> {
 
   /**
    * Waits until the server answers a real client handshake on its gRPC port ({@code
-   * ServerCheckRequest}, then {@code SetupAckRequest} on the stream); returns the seconds it took.
+   * ServerCheckRequest}, then {@code SetupAckRequest} on the stream).
    */
-  private static double awaitReady(Process process, int grpcPort, Path serverLog) throws Exception {
-    long started = System.nanoTime();
-    long deadline = started + TimeUnit.SECONDS.toNanos(READY_SECONDS);
+  private static void awaitReady(Process process, int grpcPort, Path serverLog) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(READY_SECONDS);
     try (LeanTransport transport = new LeanTransport("127.0.0.1", grpcPort, 1, 2_000)) {
       while (System.nanoTime() < deadline) {
         if (!process.isAlive()) {
@@ -553,9 +553,9 @@ public final class SideBySide implements Callable<Integer> {
         }
         try {
           LeanConnection connection =
-              transport.connectNow(LeanTransport.namingLabels(), (c, push, at) -> {});
+              transport.connectNow(LeanTransport.namingLabels(), PushHandler.IGNORE);
           connection.close();
-          return (System.nanoTime() - started) / 1e9;
+          return;
         } catch (RuntimeException notYet) {
           Thread.sleep(250);
         }
@@ -603,7 +603,7 @@ public final class SideBySide implements Callable<Integer> {
       List<LeanConnection> connections = new ArrayList<>();
       try {
         for (int i = 0; i < grpc.size(); i++) {
-          connections.add(transport.connectNow(LeanTransport.configLabels(), (c, push, at) -> {}));
+          connections.add(transport.connectNow(LeanTransport.configLabels(), PushHandler.IGNORE));
         }
         for (int writer = 0; writer < connections.size(); writer++) {
           String dataId = "side-by-side-ready-" + writer;

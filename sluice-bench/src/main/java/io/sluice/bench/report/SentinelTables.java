@@ -120,18 +120,8 @@ final class SentinelTables {
             List.of(
                 label(mode, records),
                 rate,
-                signed(num(r, "addedMicrosPerRequest"))
-                    + " ("
-                    + signed(num(r, "addedLow"))
-                    + " to "
-                    + signed(num(r, "addedHigh"))
-                    + ")",
-                signed(num(r, "addedOutsideJit"))
-                    + " ("
-                    + signed(num(r, "addedOutsideJitLow"))
-                    + " to "
-                    + signed(num(r, "addedOutsideJitHigh"))
-                    + ")",
+                interval(r, "addedMicrosPerRequest", "addedLow", "addedHigh"),
+                interval(r, "addedOutsideJit", "addedOutsideJitLow", "addedOutsideJitHigh"),
                 Stats.number(num(r, "baselineMicrosPerRequest"), 1),
                 Stats.number(num(r, "cyclesCounted"), 0)
                     + " of "
@@ -140,6 +130,16 @@ final class SentinelTables {
       }
     }
     return table;
+  }
+
+  /** {@code +m (+low to +high)} from a record's median and interval fields. */
+  private static String interval(JsonNode r, String median, String low, String high) {
+    return signed(num(r, median))
+        + " ("
+        + signed(num(r, low))
+        + " to "
+        + signed(num(r, high))
+        + ")";
   }
 
   private static String signed(double value) {

@@ -88,15 +88,17 @@ public final class LeanConnection implements AutoCloseable {
   }
 
   /**
-   * Whether no request was sent since the previous look: every request takes an id, so an unchanged
-   * counter means an idle connection. Called by one thread only (the transport's keep-alive), so
-   * the last value seen needs no synchronisation beyond that thread.
+   * Sends a {@code HealthCheckRequest} if no request was sent since the previous look: every
+   * request takes an id, so an unchanged counter means an idle connection, and the keep-alive's own
+   * id is not counted as activity. Called by one thread only (the transport's keep-alive), so the
+   * last value seen needs no synchronisation beyond that thread.
    */
-  boolean idleSinceLastLook() {
-    long now = requestIds.get();
-    boolean idle = now == requestsAtLastLook;
-    requestsAtLastLook = now;
-    return idle;
+  void keepAliveIfIdle() {
+    if (requestIds.get() == requestsAtLastLook) {
+      call("HealthCheckRequest", Requests.healthCheck(nextRequestId()))
+          .exceptionally(failure -> null); // the next call on it reports what went wrong
+    }
+    requestsAtLastLook = requestIds.get();
   }
 
   public long pushesReceived() {

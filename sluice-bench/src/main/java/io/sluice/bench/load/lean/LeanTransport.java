@@ -83,11 +83,8 @@ public final class LeanTransport implements AutoCloseable {
     for (LeanConnection connection : open) {
       if (connection.isClosed()) {
         open.remove(connection);
-      } else if (connection.idleSinceLastLook()) {
-        connection
-            .call("HealthCheckRequest", Requests.healthCheck(connection.nextRequestId()))
-            .exceptionally(failure -> null); // the next call on it reports what went wrong
-        connection.idleSinceLastLook(); // the keep-alive's own request id is not activity
+      } else {
+        connection.keepAliveIfIdle();
       }
     }
   }
