@@ -38,12 +38,21 @@ import java.util.function.ToDoubleFunction;
  *   --agent-jar sluice-agent/target/sluice-agent.jar --modes baseline,sentinel-stats,sluice-stats \
  *   --rates 1000,3000,5000 --cycles 8 --window 6 --out docs/perf/sentinel-paired-cpu.jsonl
  * </pre>
+ *
+ * <p>{@code --modes baseline,baseline-copy,...} adds the A/A floor: a second plain application
+ * ({@link #BASELINE_COPY}) paired with the baseline in the same cycles.
  */
 public final class SentinelPairedCpu {
   static final double CONFIDENCE = 0.95;
 
   /** A window counts only if the driver sent this share of the rate. */
   static final double SENT_SHARE = 0.98;
+
+  /**
+   * A second, identical baseline application: paired with the baseline like any configuration, it
+   * measures what the method reads for nothing (the A/A floor).
+   */
+  static final String BASELINE_COPY = "baseline-copy";
 
   private static final ObjectMapper json = new ObjectMapper();
 
@@ -66,16 +75,7 @@ public final class SentinelPairedCpu {
         options.getOrDefault("java", ProcessHandle.current().info().command().orElse("java"));
     List<String> modes =
         List.of(options.getOrDefault("modes", "baseline,sentinel-stats,sluice-stats").split(","));
-    if (!modes.get(0).equals("baseline") || modes.size() < 2) {
-      throw new IllegalArgumentException(
-          "--modes starts with baseline and names at least one more, not " + modes);
-    }
-    for (String mode : modes) {
-      if (!SentinelComparison.MODES.contains(mode)) {
-        throw new IllegalArgumentException(
-            "unknown mode " + mode + "; known: " + SentinelComparison.MODES);
-      }
-    }
+    checkModes(modes);
     List<Double> rates =
         Arrays.stream(options.getOrDefault("rates", "1000,3000").split(","))
             .map(Double::parseDouble)
@@ -141,6 +141,31 @@ public final class SentinelPairedCpu {
     } finally {
       for (SentinelComparison.App app : apps.values()) {
         app.close();
+      }
+    }
+  }
+
+  /**
+   * {@code --modes}: baseline first, then at least one other configuration of {@link
+   * SentinelComparison#MODES} or {@link #BASELINE_COPY}, none twice.
+   */
+  static void checkModes(List<String> modes) {
+    if (modes.size() < 2 || !modes.get(0).equals("baseline")) {
+      throw new IllegalArgumentException(
+          "--modes starts with baseline and names at least one more, not " + modes);
+    }
+    if (modes.stream().distinct().count() != modes.size()) {
+      throw new IllegalArgumentException("--modes names a configuration twice: " + modes);
+    }
+    for (String mode : modes) {
+      if (!SentinelComparison.MODES.contains(mode) && !mode.equals(BASELINE_COPY)) {
+        throw new IllegalArgumentException(
+            "unknown mode "
+                + mode
+                + "; known: "
+                + SentinelComparison.MODES
+                + " and "
+                + BASELINE_COPY);
       }
     }
   }

@@ -1,7 +1,9 @@
 package io.sluice.bench.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class SentinelPairedCpuTest {
@@ -28,5 +30,23 @@ class SentinelPairedCpuTest {
   @Test
   void aWindowThatDrainedABacklogAfterItsLastSendDoesNotCount() {
     assertThat(SentinelPairedCpu.counts(6, 6 * SECOND, 7 * SECOND + 1, 6000, 6000)).isFalse();
+  }
+
+  @Test
+  void theModesMayPairASecondBaselineForTheFloor() {
+    SentinelPairedCpu.checkModes(List.of("baseline", "baseline-copy", "sentinel-stats"));
+  }
+
+  @Test
+  void theModesStartWithTheBaselineAndNameEachConfigurationOnce() {
+    assertThatThrownBy(() -> SentinelPairedCpu.checkModes(List.of("sentinel-stats", "baseline")))
+        .hasMessageContaining("starts with baseline");
+    assertThatThrownBy(() -> SentinelPairedCpu.checkModes(List.of("baseline")))
+        .hasMessageContaining("at least one more");
+    assertThatThrownBy(
+            () -> SentinelPairedCpu.checkModes(List.of("baseline", "sluice-stats", "sluice-stats")))
+        .hasMessageContaining("twice");
+    assertThatThrownBy(() -> SentinelPairedCpu.checkModes(List.of("baseline", "sluice-fast")))
+        .hasMessageContaining("unknown mode sluice-fast");
   }
 }

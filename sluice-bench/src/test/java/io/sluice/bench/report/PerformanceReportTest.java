@@ -118,7 +118,9 @@ class PerformanceReportTest {
             "\n",
             List.of(
                 paired("sentinel-stats", 1000, 24.5, 18.0, 31.2, -0.4),
-                paired("sluice-stats", 1000, 3.1, -2.0, 6.8, 0))));
+                paired("sluice-stats", 1000, 3.1, -2.0, 6.8, 0),
+                paired("baseline-copy", 1000, -1.2, -4.0, 3.5, 0),
+                paired("sluice-stats", 500, 2.0, -1.0, 4.0, 0))));
     Path doc = dir.resolve("performance.md");
     Files.writeString(
         doc, "<!-- report:sentinel-paired-cpu -->\n<!-- /report:sentinel-paired-cpu -->\n");
@@ -134,12 +136,19 @@ class PerformanceReportTest {
             "| Sentinel 1.8.8: statistics only | 1,000 | +24.5 (+18.0 to +31.2) | +24.1 (+17.6 to"
                 + " +30.8) | 120.0 | 8 of 8 |")
         .contains("| Sluice agent: no rule | 1,000 | +3.1 (−2.0 to +6.8) |");
+    // The floor comes first, whatever the records' order.
+    assertThat(Files.readString(doc))
+        .containsSubsequence(
+            "| A/A floor: a second baseline | 1,000 | −1.2 (−4.0 to +3.5) |",
+            "| Sentinel 1.8.8: statistics only |",
+            "| Sluice agent: no rule | 500 |",
+            "| Sluice agent: no rule | 1,000 |");
     assertThat(dir.resolve("sentinel-paired-cpu.png")).isNotEmptyFile();
     assertThat(SentinelTables.of(PerformanceReport.read(dir.resolve("sentinel.jsonl"))))
         .singleElement()
         .extracting(Table::captionLine)
         .asString()
-        .contains("1 of 2 95 % intervals include zero");
+        .contains("2 of the configurations' 3 95 % intervals include zero");
   }
 
   private static String paired(
