@@ -54,6 +54,11 @@ public final class PerformanceReport implements Callable<Integer> {
     if (Files.exists(clusters)) {
       tables.addAll(SideBySideTables.of(read(clusters)));
     }
+    // Clusters after minutes of warm-up per scenario: their compilers done, unlike the above.
+    Path steadyClusters = data.resolve("side-by-side-cluster-steady.jsonl");
+    if (Files.exists(steadyClusters)) {
+      tables.addAll(SideBySideTables.of(read(steadyClusters), "steady"));
+    }
     Path sentinel = data.resolve("sentinel.jsonl");
     if (Files.exists(sentinel)) {
       tables.addAll(SentinelTables.of(read(sentinel)));

@@ -2,6 +2,7 @@ package io.sluice.bench.report;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
+import java.util.DoubleSummaryStatistics;
 import java.util.List;
 import java.util.Locale;
 import java.util.TreeSet;
@@ -41,6 +42,14 @@ final class SideBySideTables {
               "pushesPerSec"));
 
   static List<Table> of(List<JsonNode> records) {
+    return of(records, "");
+  }
+
+  /**
+   * @param variant names the tables of a second set of runs of the same kind (non-empty: {@code
+   *     side-by-side-cluster-<variant>-<client>}), such as the long-warm-up cluster runs
+   */
+  static List<Table> of(List<JsonNode> records, String variant) {
     List<Table> tables = new ArrayList<>();
     TreeSet<Integer> sizes = new TreeSet<>();
     records.forEach(r -> sizes.add(nodes(r)));
@@ -51,11 +60,21 @@ final class SideBySideTables {
                 .filter(r -> nodes(r) == nodes && client.equals(text(r, "client")))
                 .toList();
         if (!mine.isEmpty()) {
-          tables.add(table(client, nodes, mine));
+          tables.add(table(client, nodes, variant, mine));
         }
       }
     }
     return tables;
+  }
+
+  /** {@code low–high} in whole units, one number when they round alike. */
+  private static String range(DoubleSummaryStatistics values) {
+    if (values.getCount() == 0) {
+      return "an unrecorded";
+    }
+    String low = Stats.number(values.getMin(), 0);
+    String high = Stats.number(values.getMax(), 0);
+    return low.equals(high) ? low : low + "–" + high;
   }
 
   /** The nodes of the servers a record measured: 1 when it does not say (standalone runs). */
@@ -63,12 +82,18 @@ final class SideBySideTables {
     return r.path("nodes").asInt(1);
   }
 
-  private static Table table(String client, int nodes, List<JsonNode> records) {
+  private static Table table(String client, int nodes, String variant, List<JsonNode> records) {
     TreeSet<Integer> rounds = new TreeSet<>();
     records.forEach(r -> rounds.add(r.path("round").asInt()));
     double loadMin = Double.MAX_VALUE;
     double loadMax = 0;
     TreeSet<String> times = new TreeSet<>();
+    // The warm-up each scenario took (its fixed part and the wait for the compilers).
+    DoubleSummaryStatistics warmup =
+        records.stream()
+            .mapToDouble(r -> num(r, "warmupSec"))
+            .filter(Double::isFinite)
+            .summaryStatistics();
     for (JsonNode r : records) {
       loadMin = Math.min(loadMin, Math.min(num(r, "loadAvg1Before"), num(r, "loadAvg1After")));
       loadMax = Math.max(loadMax, Math.max(num(r, "loadAvg1Before"), num(r, "loadAvg1After")));
@@ -89,7 +114,8 @@ final class SideBySideTables {
             Locale.ROOT,
             "**%s**, run %s to %s (UTC): %d alternating rounds, %s, the driver on core 1; %s except the"
                 + " push (changes at a fixed rate, 1,000"
-                + " services, each changed once a second), %.0f s measured after the warm-up; 1-minute load average %.1f–%.1f during the"
+                + " services, each changed once a second), %.0f s measured after a warm-up of %s s per"
+                + " scenario; 1-minute load average %.1f–%.1f during the"
                 + " runs (the 2-core machine is shared). Figures per server-CPU-second (user +"
                 + " system time of the server process over the window"
                 + (nodes == 1 ? "" : ", summed over the nodes")
@@ -103,6 +129,7 @@ final class SideBySideTables {
             servers,
             loopText(text(any, "load"), nodes),
             num(any, "seconds"),
+            range(warmup),
             loadMin,
             loadMax);
     TreeSet<String> sluiceArgs = new TreeSet<>();
@@ -121,7 +148,9 @@ final class SideBySideTables {
     }
     Table table =
         new Table(
-            (nodes == 1 ? "side-by-side-" : "side-by-side-cluster-") + client,
+            (nodes == 1 ? "side-by-side-" : "side-by-side-cluster-")
+                + (variant.isEmpty() ? "" : variant + "-")
+                + client,
             "Nacos 2.3.2 vs Sluice, "
                 + (nodes == 1 ? "" : nodes + "-node clusters, ")
                 + driver

@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -103,6 +105,44 @@ class PerformanceReportTest {
         .contains("JIT compiler's share of the CPU, Nacos / Sluice")
         .contains("| RSS after the runs, MiB (all nodes) |");
     assertThat(dir.resolve("side-by-side-cluster-lean.png")).isNotEmptyFile();
+  }
+
+  @Test
+  void longWarmUpClusterRunsMakeTablesOfTheirOwnThatSayTheWarmUp() throws Exception {
+    Files.writeString(
+        dir.resolve("side-by-side-cluster.jsonl"),
+        cluster(record(1, "nacos", "naming-query", 9_000))
+            + "\n"
+            + cluster(record(1, "sluice", "naming-query", 36_000)));
+    Files.writeString(
+        dir.resolve("side-by-side-cluster-steady.jsonl"),
+        Stream.of(
+                record(1, "nacos", "naming-query", 20_000),
+                record(1, "sluice", "naming-query", 90_000))
+            .map(r -> cluster(r).replace("{\"nodes\"", "{\"warmupSec\":181.5,\"nodes\""))
+            .collect(Collectors.joining("\n")));
+    Path doc = dir.resolve("performance.md");
+    Files.writeString(
+        doc,
+        "<!-- report:side-by-side-cluster-lean -->\n<!-- /report:side-by-side-cluster-lean -->\n"
+            + "<!-- report:side-by-side-cluster-steady-lean -->\n"
+            + "<!-- /report:side-by-side-cluster-steady-lean -->\n");
+
+    int exit =
+        new CommandLine(new PerformanceReport())
+            .execute("--doc", doc.toString(), "--data", dir.toString());
+
+    assertThat(exit).isZero();
+    String written = Files.readString(doc);
+    String steady = written.substring(written.indexOf("report:side-by-side-cluster-steady-lean"));
+    assertThat(steady)
+        .contains("after a warm-up of 182 s per scenario")
+        .contains("| 20,000 | 90,000 | **4.5×** |");
+    // The short-warm-up table is unchanged by the other file, and says it had no recorded warm-up.
+    assertThat(written.substring(0, written.indexOf("report:side-by-side-cluster-steady-lean")))
+        .contains("after a warm-up of an unrecorded s per scenario")
+        .contains("| 9,000 | 36,000 | **4.0×** |");
+    assertThat(dir.resolve("side-by-side-cluster-steady-lean.png")).isNotEmptyFile();
   }
 
   private static String cluster(String record) {
