@@ -76,6 +76,8 @@ public final class FlowGovernor extends GovernanceHooks implements RuleSink {
   // False only where DubboAdviceColdBenchmark sets it (by reflection) to time the provider's method
   // lookup the way it went before its slots: by class, name and overload, on every call.
   private boolean methodsBySlot = true;
+  // The context of a Dubbo provider's call, from its attachments (with its own small memo).
+  private final DubboAttachments dubboAttachments = new DubboAttachments();
   private final AtomicBoolean overflowReported = new AtomicBoolean();
   private final Map<RuleKind, Boolean> outboundRulesByKind = new EnumMap<>(RuleKind.class);
   private volatile boolean outboundRules;
@@ -236,7 +238,7 @@ public final class FlowGovernor extends GovernanceHooks implements RuleSink {
 
   @Override
   public SluiceContext rpcInboundContext(Map<String, Object> attachments) {
-    return DubboAttachments.contextOf(attachments);
+    return dubboAttachments.contextOf(attachments);
   }
 
   /**
