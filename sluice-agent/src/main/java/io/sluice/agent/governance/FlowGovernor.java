@@ -41,9 +41,10 @@ import java.util.regex.Pattern;
  * the logical service ({@code GET orders/items/{id}}), whichever instance it reaches.
  *
  * <p>Concurrency: resolution tables are concurrent maps (a race creates equal handles, one wins),
- * and gateway routes are remembered per route object in {@link GatewayRouteSlots}, whose slots hold
- * immutable entries published with release stores; everything the documents change is published
- * through volatile fields read once per call.
+ * and gateway routes are remembered per route object in {@link GatewayRouteSlots}, a provider's
+ * methods per parameter-types array in {@link RpcMethodSlots}, whose slots hold immutable entries
+ * published with release stores; everything the documents change is published through volatile
+ * fields read once per call.
  */
 public final class FlowGovernor extends GovernanceHooks implements RuleSink {
   // An outbound resource name has a host after the method ("GET host/path"); inbound ones a '/'.
@@ -72,6 +73,11 @@ public final class FlowGovernor extends GovernanceHooks implements RuleSink {
   private final ConcurrentHashMap<String, GovernedResource>[] byName;
   // RPC services and methods, one table per RPC path (null for the others).
   private final RpcResources[] rpc;
+  // False only where DubboAdviceColdBenchmark sets it (by reflection) to time the provider's method
+  // lookup the way it went before its slots: by class, name and overload, on every call.
+  private boolean methodsBySlot = true;
+  // The context of a Dubbo provider's call, from its attachments (with its own small memo).
+  private final DubboAttachments dubboAttachments = new DubboAttachments();
   private final AtomicBoolean overflowReported = new AtomicBoolean();
   private final Map<RuleKind, Boolean> outboundRulesByKind = new EnumMap<>(RuleKind.class);
   private volatile boolean outboundRules;
@@ -122,9 +128,12 @@ public final class FlowGovernor extends GovernanceHooks implements RuleSink {
       byName[i] = new ConcurrentHashMap<>();
     }
     this.rpc = new RpcResources[PATHS.length];
-    for (CallPath path : new CallPath[] {CallPath.DUBBO_PROVIDER, CallPath.DUBBO_CONSUMER}) {
-      rpc[path.ordinal()] = new RpcResources(name -> byName(name, path));
-    }
+    // A provider's invocations carry their method descriptor's parameter-types array, which its
+    // slots key on; a consumer's carry a fresh copy per call, so it looks calls up by name.
+    rpc[CallPath.DUBBO_PROVIDER.ordinal()] =
+        new RpcResources(name -> byName(name, CallPath.DUBBO_PROVIDER), true);
+    rpc[CallPath.DUBBO_CONSUMER.ordinal()] =
+        new RpcResources(name -> byName(name, CallPath.DUBBO_CONSUMER));
   }
 
   private RouteResources<GovernedResource> routeTable(CallPath path) {
@@ -176,7 +185,12 @@ public final class FlowGovernor extends GovernanceHooks implements RuleSink {
       return null;
     }
     RpcResources table = rpc[path];
-    return table == null ? null : table.call(service, method, parameterTypes);
+    if (table == null) {
+      return null;
+    }
+    return methodsBySlot
+        ? table.call(service, method, parameterTypes)
+        : table.callByName(service, method, parameterTypes);
   }
 
   @Override
@@ -224,7 +238,7 @@ public final class FlowGovernor extends GovernanceHooks implements RuleSink {
 
   @Override
   public SluiceContext rpcInboundContext(Map<String, Object> attachments) {
-    return DubboAttachments.contextOf(attachments);
+    return dubboAttachments.contextOf(attachments);
   }
 
   /**

@@ -19,11 +19,24 @@ import java.util.function.Function;
  * ungoverned. Up to {@link #MAX_UNGOVERNED} such methods are remembered as ungoverned, so their
  * calls do not build the name again; past that, each of their calls builds it to be refused again
  * (a path with over 10,000 methods, which the by-name table has already logged).
+ *
+ * <p>A provider's table also keeps {@link RpcMethodSlots}: a call first probes the slot of the
+ * parameter-types array it carries (its {@code MethodDescriptor}'s, on Dubbo's remote protocols),
+ * and only on a miss resolves the full way above. A method's overload stores its entry there once
+ * the same array has resolved to it twice the full way (so an array made afresh for each call, as
+ * an {@code injvm} call's, is never stored), and stores the same entry object again after a
+ * collision took its slot; it makes at most {@link #MAX_SLOT_ENTRIES} entries in all (a method
+ * reached through that many distinct stable arrays, e.g. one interface exported by several
+ * modules), so neither a hit nor a miss allocates once a method has settled. Names, overloads and
+ * the bound are the same either way: a slot only ever answers what the full lookup answered for
+ * that array.
  */
 final class RpcResources {
   static final int MAX_UNGOVERNED = 1024;
+  static final int MAX_SLOT_ENTRIES = 4;
 
   private final Function<String, GovernedResource> create;
+  private final RpcMethodSlots slots; // null: this path's calls are looked up the full way only
   private final AtomicInteger ungoverned = new AtomicInteger();
   private final ClassValue<Service> services =
       new ClassValue<>() {
@@ -33,12 +46,50 @@ final class RpcResources {
         }
       };
 
+  /**
+   * A table that looks calls up the full way only (a consumer's: its arrays are fresh per call).
+   */
   RpcResources(Function<String, GovernedResource> create) {
+    this(create, false);
+  }
+
+  /**
+   * @param bySlot whether calls are first looked for by their parameter-types array ({@link
+   *     RpcMethodSlots}): for a provider, whose invocations carry their method descriptor's array
+   */
+  RpcResources(Function<String, GovernedResource> create, boolean bySlot) {
     this.create = create;
+    this.slots = bySlot ? new RpcMethodSlots() : null;
   }
 
   /** The call's handle, or null when the path's table is full. */
   RpcCall call(Class<?> type, String method, Class<?>[] parameterTypes) {
+    RpcMethodSlots slots = this.slots;
+    if (slots == null || parameterTypes == null) {
+      return callByName(type, method, parameterTypes);
+    }
+    RpcCall call = slots.get(type, method, parameterTypes);
+    if (call != null) {
+      return call;
+    }
+    Service service = services.get(type);
+    Overload[] overloads = service.methods.get(method);
+    if (overloads != null) {
+      for (Overload overload : overloads) {
+        if (overload.matches(parameterTypes)) {
+          overload.remember(type, parameterTypes, slots);
+          return overload.call;
+        }
+      }
+    }
+    return service.add(method, parameterTypes, this);
+  }
+
+  /**
+   * The call's handle found the full way (class, name, overload), never through the slots: as every
+   * call went before them; the benchmark's comparison takes it (FlowGovernor's switch).
+   */
+  RpcCall callByName(Class<?> type, String method, Class<?>[] parameterTypes) {
     Service service = services.get(type);
     Overload[] overloads = service.methods.get(method);
     if (overloads != null) {
@@ -49,6 +100,11 @@ final class RpcResources {
       }
     }
     return service.add(method, parameterTypes, this);
+  }
+
+  /** The slots of this table, or null (for tests). */
+  RpcMethodSlots slots() {
+    return slots;
   }
 
   /** {@code interface:method(type,type)}. */
@@ -94,23 +150,81 @@ final class RpcResources {
       Class<?>[] types = parameterTypes == null ? new Class<?>[0] : parameterTypes.clone();
       Overload[] after;
       if (before == null) {
-        after = new Overload[] {new Overload(types, call)};
+        after = new Overload[] {new Overload(method, types, call)};
       } else {
         after = Arrays.copyOf(before, before.length + 1);
-        after[before.length] = new Overload(types, call);
+        after[before.length] = new Overload(method, types, call);
       }
       methods.put(method, after);
       return call;
     }
   }
 
+  /**
+   * One method overload. Its slot entry is written under its lock (at most {@link
+   * #MAX_SLOT_ENTRIES} made) and read racily: an entry is immutable, so a reader sees null or a
+   * whole entry.
+   */
   private static final class Overload {
+    final String method;
     final Class<?>[] parameterTypes;
     final RpcCall call; // null: the table was full, the method is not governed
+    // The entry last made for the slots, and the identity hash of the array last seen on the full
+    // path (not the array: that would keep it alive); both racy, see remember.
+    private RpcMethodSlots.Entry slotEntry;
+    private int lastSeen;
+    private int entriesMade; // written under this, read racily (it only grows)
 
-    Overload(Class<?>[] parameterTypes, RpcCall call) {
+    Overload(String method, Class<?>[] parameterTypes, RpcCall call) {
+      this.method = method;
       this.parameterTypes = parameterTypes;
       this.call = call;
+    }
+
+    /**
+     * Called when {@code array} missed the slots and resolved to this overload the full way: stores
+     * this overload's entry of that array again, or, when the array resolved here the time before
+     * too (so it is not made afresh per call; told by its identity hash, and a fresh array that
+     * happens to repeat the last one's costs one entry of the bound) and no other method's entry
+     * holds it, a new entry.
+     */
+    void remember(Class<?> type, Class<?>[] array, RpcMethodSlots slots) {
+      if (call == null) {
+        return;
+      }
+      RpcMethodSlots.Entry entry = slotEntry;
+      if (entry != null && entry.refersTo(array)) {
+        slots.put(entry);
+        return;
+      }
+      int seen = System.identityHashCode(array);
+      if (lastSeen != seen) {
+        lastSeen = seen;
+        return;
+      }
+      // Racy reads, checked again under the lock: a shared array or a spent budget costs no lock.
+      if (entriesMade >= MAX_SLOT_ENTRIES || slots.holds(array)) {
+        return;
+      }
+      entry = newEntry(type, array, slots);
+      if (entry != null) {
+        slots.put(entry);
+      }
+    }
+
+    private synchronized RpcMethodSlots.Entry newEntry(
+        Class<?> type, Class<?>[] array, RpcMethodSlots slots) {
+      RpcMethodSlots.Entry entry = slotEntry;
+      if (entry != null && entry.refersTo(array)) {
+        return entry;
+      }
+      if (entriesMade >= MAX_SLOT_ENTRIES || slots.holds(array)) {
+        return null;
+      }
+      entriesMade++;
+      entry = new RpcMethodSlots.Entry(array, type, method, call);
+      slotEntry = entry;
+      return entry;
     }
 
     boolean matches(Class<?>[] types) {

@@ -11,6 +11,7 @@ import io.sluice.flow.Ticker;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.dubbo.common.URL;
 import org.apache.dubbo.rpc.Invocation;
@@ -85,6 +86,25 @@ public class DubboAdviceBenchmark {
   @Param({"directory"})
   public String lanePick = "directory";
 
+  /**
+   * How the provider finds the call's method: {@code slot} (by the parameter-types array's slot, as
+   * the agent does) or {@code name} (by class, method name and overload on every call, as before;
+   * for comparison: {@code -p methodLookup=slot,name}).
+   */
+  @Param({"slot"})
+  public String methodLookup = "slot";
+
+  /**
+   * How the provider reads its context from the attachments: {@code memo} (the agent's: the
+   * caller's other names only when needed, the shared context from a memo) or {@code gets} (every
+   * attachment, then {@code SluiceContext.inbound}'s maps, as before; {@code -p
+   * providerContext=memo,gets}).
+   */
+  @Param({"memo"})
+  public String providerContext = "memo";
+
+  private boolean contextByGets;
+
   /** The registry's clock; {@link DubboAdviceColdBenchmark} sets its own. */
   Ticker ticker = Ticker.system();
 
@@ -115,6 +135,10 @@ public class DubboAdviceBenchmark {
     if (lanePick.equals("list")) {
       pickByList(governor);
     }
+    if (methodLookup.equals("name")) {
+      lookUpMethodsByName(governor);
+    }
+    contextByGets = providerContext.equals("gets");
     boolean demo = rules.equals("demo");
     List<Invoker<BService>> providers = new ArrayList<>();
     providers.add(new BenchInvoker("10.0.0.2", null));
@@ -266,7 +290,10 @@ public class DubboAdviceBenchmark {
 
   private long providerCall(Invocation invocation) {
     // ProviderInvokerAdvice.enter
-    SluiceContext context = governor.rpcInboundContext(invocation.getObjectAttachments());
+    SluiceContext context =
+        contextByGets
+            ? contextByGets(invocation.getObjectAttachments())
+            : governor.rpcInboundContext(invocation.getObjectAttachments());
     SluiceContext previous = null;
     boolean attached = false;
     if (context != null) {
@@ -320,6 +347,46 @@ public class DubboAdviceBenchmark {
     java.lang.reflect.Field splits = LaneGovernance.class.getDeclaredField("splitsByDirectory");
     splits.setAccessible(true);
     splits.setBoolean(laneGovernance, false);
+  }
+
+  /**
+   * Sends {@code governor}'s provider method lookups the way they went before the parameter-types
+   * slots: by class, method name and overload, on every call. The switch is the agent's
+   * (package-private); set here by reflection, once.
+   */
+  static void lookUpMethodsByName(FlowGovernor governor) throws ReflectiveOperationException {
+    java.lang.reflect.Field bySlot = FlowGovernor.class.getDeclaredField("methodsBySlot");
+    bySlot.setAccessible(true);
+    bySlot.setBoolean(governor, false);
+  }
+
+  /**
+   * A provider call's context as the agent read it before its attachment cut ({@code
+   * DubboAttachments.contextOf} up to {@code 295682b}): all six attachments, then {@code
+   * SluiceContext.inbound}, which finds the shared context through its map by origin and the origin
+   * context's map by lane. Kept here, verbatim, to compare against in the same JVM.
+   */
+  static SluiceContext contextByGets(Map<String, Object> attachments) {
+    if (attachments == null || attachments.isEmpty()) {
+      return null;
+    }
+    String origin =
+        SluiceContext.originOf(
+            string(attachments, SluiceContext.Headers.ORIGIN),
+            string(attachments, "dubboApplication"));
+    if (origin == null) {
+      origin = string(attachments, "remote.application");
+    }
+    return SluiceContext.inbound(
+        origin,
+        string(attachments, SluiceContext.Headers.LANE),
+        string(attachments, SluiceContext.Headers.MSE_LANE),
+        string(attachments, SluiceContext.Headers.BAGGAGE));
+  }
+
+  private static String string(Map<String, Object> attachments, String key) {
+    Object value = attachments.get(key);
+    return value instanceof String ? (String) value : null;
   }
 
   /** A provider as a consumer's directory holds it: its URL (with its lane, if any). */

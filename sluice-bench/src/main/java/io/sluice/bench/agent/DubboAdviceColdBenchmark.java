@@ -70,6 +70,14 @@ import org.openjdk.jmh.runner.IterationType;
  *       goes the way it went before the per-directory splits (the directory's list read through a
  *       method handle found per class, its split looked up by the list's identity), against {@code
  *       consumerCopy}, {@code consumerGrayCopy} and {@code onlyLaneInvokers}.
+ *   <li>{@code providerByName}, {@code providerGrayByName} and {@code onlyLookupByName}: the
+ *       provider call (untagged, gray) and the method lookup alone on a governor whose provider
+ *       finds the method the way it did before the parameter-types slots (class, method name,
+ *       overload), against {@code providerCopy}, {@code providerGrayCopy} and {@code onlyLookup}.
+ *   <li>{@code providerByGets}, {@code providerGrayByGets} and {@code onlyGrayContextByGets}: the
+ *       provider call and the gray call's context alone, read from the attachments the way they
+ *       were before the attachment cut (all six attachments, then {@code SluiceContext.inbound}'s
+ *       maps), against {@code providerCopy}, {@code providerGrayCopy} and {@code onlyGrayContext}.
  *   <li>{@code providerCodeWarm}: the provider call after the same call on a twin governor (other
  *       objects, same code and classes) ran between the sweep and the timer, so only this
  *       governor's own objects are cold; the whole minus this is what code and shared data cost.
@@ -121,6 +129,14 @@ public class DubboAdviceColdBenchmark {
     "consumerByList",
     "consumerGrayByList",
     "onlyLaneInvokersByList",
+    "providerGrayCopy",
+    "providerByName",
+    "providerGrayByName",
+    "onlyLookupByName",
+    "providerByGets",
+    "providerGrayByGets",
+    "onlyGrayContext",
+    "onlyGrayContextByGets",
   };
 
   private static final int CONTEXT = 1;
@@ -149,6 +165,8 @@ public class DubboAdviceColdBenchmark {
   private final DubboAdviceBenchmark copy = new DubboAdviceBenchmark();
   private final DubboAdviceBenchmark slowExit = new DubboAdviceBenchmark();
   private final DubboAdviceBenchmark byList = new DubboAdviceBenchmark();
+  private final DubboAdviceBenchmark byName = new DubboAdviceBenchmark();
+  private final DubboAdviceBenchmark byGets = new DubboAdviceBenchmark();
   private final long[] clock = new long[1];
   private final long[] twinClock = new long[1];
   private FlowGovernor governor;
@@ -177,7 +195,10 @@ public class DubboAdviceColdBenchmark {
     ungoverned.ticker = calls.ticker;
     ungoverned.setUp();
     byList.lanePick = "list";
-    for (DubboAdviceBenchmark same : new DubboAdviceBenchmark[] {copy, slowExit, byList}) {
+    byName.methodLookup = "name";
+    byGets.providerContext = "gets";
+    for (DubboAdviceBenchmark same :
+        new DubboAdviceBenchmark[] {copy, slowExit, byList, byName, byGets}) {
       same.rules = rules;
       same.ticker = calls.ticker;
       same.setUp();
@@ -221,6 +242,8 @@ public class DubboAdviceColdBenchmark {
     calls.check();
     copy.check();
     byList.check();
+    byName.check();
+    byGets.check();
     SluiceContext.restore(null);
     System.out.print(rounds.coldLines());
   }
@@ -332,6 +355,32 @@ public class DubboAdviceColdBenchmark {
         return consume(sink, byList.consumerGray());
       case 30:
         return consume(sink, laneInvokers(byList));
+      case 31:
+        return copy.providerGray();
+      case 32:
+        return byName.providerUntagged();
+      case 33:
+        return byName.providerGray();
+      case 34:
+        return consume(
+            sink,
+            byName.governor.rpcCall(
+                BService.class,
+                byName.providerInvocation.getMethodName(),
+                byName.providerInvocation.getParameterTypes(),
+                GovernanceHooks.DUBBO_PROVIDER));
+      case 35:
+        return byGets.providerUntagged();
+      case 36:
+        return byGets.providerGray();
+      case 37:
+        return consume(
+            sink, governor.rpcInboundContext(calls.grayProviderInvocation.getObjectAttachments()));
+      case 38:
+        return consume(
+            sink,
+            DubboAdviceBenchmark.contextByGets(
+                byGets.grayProviderInvocation.getObjectAttachments()));
       default:
         throw new IllegalStateException("variant " + variant);
     }
