@@ -69,20 +69,7 @@ final class RpcResources {
       return callByName(type, method, parameterTypes);
     }
     RpcCall call = slots.get(type, method, parameterTypes);
-    if (call != null) {
-      return call;
-    }
-    Service service = services.get(type);
-    Overload[] overloads = service.methods.get(method);
-    if (overloads != null) {
-      for (Overload overload : overloads) {
-        if (overload.matches(parameterTypes)) {
-          overload.remember(type, parameterTypes, slots);
-          return overload.call;
-        }
-      }
-    }
-    return service.add(method, parameterTypes, this);
+    return call != null ? call : resolve(type, method, parameterTypes, slots);
   }
 
   /**
@@ -90,11 +77,20 @@ final class RpcResources {
    * call went before them; the benchmark's comparison takes it (FlowGovernor's switch).
    */
   RpcCall callByName(Class<?> type, String method, Class<?>[] parameterTypes) {
+    return resolve(type, method, parameterTypes, null);
+  }
+
+  /** The full lookup; a known overload is offered to {@code slots} (null: none) on the way out. */
+  private RpcCall resolve(
+      Class<?> type, String method, Class<?>[] parameterTypes, RpcMethodSlots slots) {
     Service service = services.get(type);
     Overload[] overloads = service.methods.get(method);
     if (overloads != null) {
       for (Overload overload : overloads) {
         if (overload.matches(parameterTypes)) {
+          if (slots != null) {
+            overload.remember(type, parameterTypes, slots);
+          }
           return overload.call;
         }
       }
